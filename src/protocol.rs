@@ -1,0 +1,394 @@
+//! The engine's one typed protocol: [`Event`] is everything the engine says, [`Command`] is
+//! everything it accepts.
+//!
+//! The TUI, the batch printer and the session recorder are consumers of the same event stream;
+//! replay is a producer of it. Every event travels inside an [`EventEnvelope`] carrying a
+//! sequence number and a timestamp, so a recorded stream can be re-played, seeked and compared.
+//! Long operations are `*Started` / delta / `*Finished` triples keyed by an id (`call_id`,
+//! `check_id`, `request_id`).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the on-disk event format (`events.jsonl`). Bump when a change is not additive.
+pub const EVENT_FORMAT_VERSION: u32 = 1;
+
+/// One event with its position in the session's stream.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EventEnvelope {
+    /// Position in the session's stream, from 0, without gaps.
+    pub seq: u64,
+    /// Milliseconds since the Unix epoch.
+    pub ts_ms: u64,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+/// Which output stream of a command a line came from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+}
+
+/// How a proposed tool call was decided.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Runs without asking.
+    Allow,
+    /// Waits for a human's approval when one is present (interactive mode, or step mode).
+    Ask,
+    /// Never runs; the model is told so.
+    Deny,
+}
+
+/// Why a stage or session ended.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every stage passed its checks.
+    Deployed,
+    /// A stage failed after its budget (attempts, no progress, tokens, wall time).
+    Failed,
+    /// A human (or a signal) aborted the session.
+    Aborted,
+    /// The engine could not go on: toolchain, git, model backend or contract trouble.
+    Error,
+}
+
+/// Which budget ran out.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    /// Repair attempts of one stage.
+    Attempts,
+    /// Model turns in one attempt.
+    Turns,
+    /// Tokens over the whole session.
+    Tokens,
+    /// Wall-clock time over the whole session.
+    WallTime,
+    /// The same failure signature twice in a row: repairing is not making progress.
+    NoProgress,
+    /// The model asked a human, and no human is present (batch mode).
+    HumanNeeded,
+}
+
+/// The result of one check.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GateResult {
+    /// The gate as written in the contract, e.g. `cosine >= 0.99`.
+    pub expr: String,
+    /// The metric's measured value, when the command printed it.
+    pub measured: Option<f64>,
+    pub passed: bool,
+}
+
+/// A classified failure: what the model sees instead of the full log.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Evidence {
+    /// Stable identity of the failure, used for no-progress detection
+    /// (e.g. `onnx.unsupported_op` or `exit:1:<normalised line>`).
+    pub signature: String,
+    /// The class a signature table gave it, when one knew it.
+    pub class: Option<String>,
+    /// Which check failed, and how (`exit code 1, expected 0`, `gate cosine >= 0.99: 0.93`).
+    pub failed_check: String,
+    pub exit_code: Option<i32>,
+    /// The last lines of the failing command's output (the full log stays in the session).
+    pub excerpt: String,
+    /// Facts extracted by the signature's regex (op name, node, dims …).
+    pub facts: BTreeMap<String, String>,
+    /// Candidate fixes the signature table lists (skill names, toolbox fixes).
+    pub candidate_fixes: Vec<String>,
+}
+
+/// A file's change as a unified diff, made with `similar`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FileDiff {
+    /// Path relative to the worktree.
+    pub path: String,
+    /// Unified diff text (`--- a/…`, `+++ b/…`, hunks). Empty for binary files.
+    pub unified: String,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// Everything the engine says.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    SessionStarted {
+        session_id: String,
+        project: String,
+        target: String,
+        model: String,
+        worktree: String,
+        branch: String,
+        base_commit: String,
+        batch: bool,
+        stages: Vec<String>,
+    },
+    StageStarted {
+        stage: String,
+        index: usize,
+        goal: String,
+        max_attempts: u32,
+    },
+    AttemptStarted {
+        stage: String,
+        attempt: u32,
+        max_attempts: u32,
+    },
+    ModelRequest {
+        request_id: u64,
+        stage: String,
+        /// Messages sent, as (role, content).
+        messages: Vec<(String, String)>,
+        tools: Vec<String>,
+    },
+    ModelDelta {
+        request_id: u64,
+        text: String,
+    },
+    ModelResponse {
+        request_id: u64,
+        text: String,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        /// Prompt tokens served from a cache (KV reuse), when the backend knows.
+        cached_tokens: u64,
+        duration_ms: u64,
+    },
+    /// The model's reply did not parse as a tool call; it is told so.
+    ModelInvalidCall {
+        request_id: u64,
+        error: String,
+    },
+    ToolCallProposed {
+        call_id: String,
+        tool: String,
+        args: serde_json::Value,
+        thought: Option<String>,
+        policy: Policy,
+    },
+    ToolCallApproved {
+        call_id: String,
+        /// `human`, `policy`, or `batch` (an `ask` call in zero-human mode).
+        by: String,
+    },
+    ToolCallRejected {
+        call_id: String,
+        reason: String,
+        by: String,
+    },
+    ToolCallEdited {
+        call_id: String,
+        args: serde_json::Value,
+    },
+    ToolCallStarted {
+        call_id: String,
+        tool: String,
+    },
+    ToolOutput {
+        call_id: String,
+        stream: OutputStream,
+        line: String,
+    },
+    ToolCallFinished {
+        call_id: String,
+        ok: bool,
+        /// What the model is told (bounded).
+        observation: String,
+        exit_code: Option<i32>,
+        duration_ms: u64,
+    },
+    FileChanged {
+        call_id: Option<String>,
+        diff: FileDiff,
+    },
+    CheckStarted {
+        check_id: String,
+        stage: String,
+        name: String,
+        command: Option<String>,
+    },
+    CheckOutput {
+        check_id: String,
+        stream: OutputStream,
+        line: String,
+    },
+    CheckResult {
+        check_id: String,
+        passed: bool,
+        exit_code: Option<i32>,
+        /// Why it failed, in one line (empty when it passed).
+        detail: String,
+        metrics: BTreeMap<String, f64>,
+        gates: Vec<GateResult>,
+        duration_ms: u64,
+    },
+    EvidenceCollected {
+        stage: String,
+        attempt: u32,
+        evidence: Evidence,
+    },
+    AttemptCommitted {
+        stage: String,
+        attempt: u32,
+        commit: String,
+        files_changed: usize,
+    },
+    ArtifactRecorded {
+        stage: String,
+        path: String,
+        sha256: String,
+        bytes: u64,
+    },
+    CheckpointMade {
+        stage: String,
+        commit: String,
+        tag: String,
+    },
+    StagePassed {
+        stage: String,
+        attempts: u32,
+        duration_ms: u64,
+    },
+    StageFailed {
+        stage: String,
+        attempts: u32,
+        reason: String,
+    },
+    StageSkipped {
+        stage: String,
+        by: String,
+    },
+    BudgetExhausted {
+        stage: Option<String>,
+        budget: BudgetKind,
+        detail: String,
+    },
+    Paused {
+        reason: String,
+    },
+    Resumed,
+    StepMode {
+        on: bool,
+    },
+    HintAdded {
+        text: String,
+    },
+    HumanAction {
+        action: String,
+        detail: String,
+        diffs: Vec<FileDiff>,
+    },
+    RolledBack {
+        to_tag: String,
+        commit: String,
+        /// The head the session was at before, kept reachable for the record.
+        previous_head: String,
+    },
+    /// Something went wrong outside the model's control; the session is ending with `error`.
+    EngineError {
+        message: String,
+    },
+    SessionFinished {
+        outcome: Outcome,
+        exit_code: i32,
+        report: Option<String>,
+        duration_ms: u64,
+    },
+}
+
+impl Event {
+    /// The `type` tag as written in the log, e.g. `stage_started`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::SessionStarted { .. } => "session_started",
+            Event::StageStarted { .. } => "stage_started",
+            Event::AttemptStarted { .. } => "attempt_started",
+            Event::ModelRequest { .. } => "model_request",
+            Event::ModelDelta { .. } => "model_delta",
+            Event::ModelResponse { .. } => "model_response",
+            Event::ModelInvalidCall { .. } => "model_invalid_call",
+            Event::ToolCallProposed { .. } => "tool_call_proposed",
+            Event::ToolCallApproved { .. } => "tool_call_approved",
+            Event::ToolCallRejected { .. } => "tool_call_rejected",
+            Event::ToolCallEdited { .. } => "tool_call_edited",
+            Event::ToolCallStarted { .. } => "tool_call_started",
+            Event::ToolOutput { .. } => "tool_output",
+            Event::ToolCallFinished { .. } => "tool_call_finished",
+            Event::FileChanged { .. } => "file_changed",
+            Event::CheckStarted { .. } => "check_started",
+            Event::CheckOutput { .. } => "check_output",
+            Event::CheckResult { .. } => "check_result",
+            Event::EvidenceCollected { .. } => "evidence_collected",
+            Event::AttemptCommitted { .. } => "attempt_committed",
+            Event::ArtifactRecorded { .. } => "artifact_recorded",
+            Event::CheckpointMade { .. } => "checkpoint_made",
+            Event::StagePassed { .. } => "stage_passed",
+            Event::StageFailed { .. } => "stage_failed",
+            Event::StageSkipped { .. } => "stage_skipped",
+            Event::BudgetExhausted { .. } => "budget_exhausted",
+            Event::Paused { .. } => "paused",
+            Event::Resumed => "resumed",
+            Event::StepMode { .. } => "step_mode",
+            Event::HintAdded { .. } => "hint_added",
+            Event::HumanAction { .. } => "human_action",
+            Event::RolledBack { .. } => "rolled_back",
+            Event::EngineError { .. } => "engine_error",
+            Event::SessionFinished { .. } => "session_finished",
+        }
+    }
+}
+
+/// Everything the engine accepts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Command {
+    /// Stop before the next model turn or tool call.
+    Pause,
+    Resume,
+    /// Every tool call waits for approval (on), or only `ask` calls do (off).
+    StepMode {
+        on: bool,
+    },
+    Approve {
+        call_id: String,
+    },
+    Reject {
+        call_id: String,
+        reason: String,
+    },
+    /// Replace a proposed call's arguments, then run it.
+    EditCall {
+        call_id: String,
+        args: serde_json::Value,
+    },
+    /// A note the model sees in its next turn.
+    Hint {
+        text: String,
+    },
+    /// The engineer works in the worktree; the engine waits.
+    TakeoverBegin,
+    /// The engineer hands back; what they changed is recorded and shown to the model.
+    TakeoverEnd {
+        note: Option<String>,
+    },
+    /// Start the current (or escalated) stage again with a fresh attempt budget,
+    /// optionally bigger.
+    RetryStage {
+        extra_attempts: Option<u32>,
+    },
+    /// Mark the escalated stage as skipped and go on.
+    SkipStage,
+    /// Restore files and conversation to a stage checkpoint tag and continue from the stage after it.
+    RollbackTo {
+        tag: String,
+    },
+    Abort,
+}
