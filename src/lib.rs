@@ -6,3 +6,7 @@
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 pub mod diff;
 pub mod protocol;
+pub mod agent;
+pub mod evidence;
+pub mod model;
+pub mod prompts;

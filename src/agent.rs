@@ -1,0 +1,195 @@
+//! The agent layer between the engine and a model backend: the JSON schema of a valid reply
+//! (one call among the stage's allowed tools), parsing a reply into a [`ToolCall`] with errors a
+//! weak model can act on, and the conversation of one stage attempt.
+
+use crate::model::{Message, Role};
+use serde::{Deserialize, Serialize};
+
+/// A tool as the model sees it: its name, what it does, and its arguments' schema.
+#[derive(Debug, Clone, Serialize)]
+pub struct OfferedTool {
+    pub name: String,
+    pub description: String,
+    pub args_schema: serde_json::Value,
+}
+
+/// Longest `thought` the schema allows: enough for a reason, too short for rambling.
+pub const MAX_THOUGHT_CHARS: u64 = 300;
+
+/// The schema every reply must satisfy:
+/// `{"thought": str?, "tool": <one of the offered names>, "args": <that tool's args>}`.
+/// One `oneOf` branch per tool so a constrained decoder ties `args` to the chosen tool.
+pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
+    let branches: Vec<serde_json::Value> = tools
+        .iter()
+        .map(|tool| {
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "thought": {"type": "string", "maxLength": MAX_THOUGHT_CHARS},
+                    "tool": {"const": tool.name},
+                    "args": tool.args_schema,
+                },
+                "required": ["tool", "args"],
+                "additionalProperties": false,
+            })
+        })
+        .collect();
+    serde_json::json!({ "oneOf": branches })
+}
+
+/// A parsed reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    #[serde(default)]
+    pub thought: Option<String>,
+    pub tool: String,
+    pub args: serde_json::Value,
+}
+
+/// Parse a model reply. Tolerates a code fence or text around one JSON object (unconstrained
+/// backends produce them); rejects unknown tools with the list of allowed ones.
+pub fn parse_reply(text: &str, allowed: &[String]) -> Result<ToolCall, String> {
+    let json = extract_object(text).ok_or_else(|| {
+        format!(
+            "your reply is not a JSON object; reply with exactly one object like \
+             {{\"thought\": \"...\", \"tool\": \"read_file\", \"args\": {{\"path\": \"model.py\"}}}}; \
+             got: {}",
+            clip(text, 200)
+        )
+    })?;
+    let call: ToolCall = serde_json::from_str(json).map_err(|e| {
+        format!(
+            "your reply is not a tool call ({e}); it needs the keys \"tool\" and \"args\"; got: {}",
+            clip(json, 200)
+        )
+    })?;
+    if !allowed.iter().any(|name| name == &call.tool) {
+        return Err(format!(
+            "tool \"{}\" is not available in this stage; choose one of: {}",
+            call.tool,
+            allowed.join(", ")
+        ));
+    }
+    if !call.args.is_object() {
+        return Err(format!(
+            "\"args\" must be a JSON object, got {}",
+            clip(&call.args.to_string(), 100)
+        ));
+    }
+    Ok(call)
+}
+
+/// The first balanced `{...}` in `text` (string-aware), or `None`.
+fn extract_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (offset, ch) in text[start..].char_indices() {
+        if in_string {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match ch {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..start + offset + 1]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// At most `max` characters of `text`, with an ellipsis when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut cut: String = text.chars().take(max).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// The messages of one stage attempt, in order.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Conversation {
+    pub messages: Vec<Message>,
+}
+
+impl Conversation {
+    pub fn new(system: String, task: String) -> Self {
+        Conversation {
+            messages: vec![
+                Message::new(Role::System, system),
+                Message::new(Role::User, task),
+            ],
+        }
+    }
+
+    pub fn push(&mut self, role: Role, content: String) {
+        self.messages.push(Message::new(role, content));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed() -> Vec<String> {
+        vec!["read_file".into(), "finish_stage".into()]
+    }
+
+    #[test]
+    fn parses_plain_and_fenced_replies() {
+        let call = parse_reply(
+            r#"{"thought":"look","tool":"read_file","args":{"path":"m.py"}}"#,
+            &allowed(),
+        )
+        .unwrap();
+        assert_eq!(call.tool, "read_file");
+        assert_eq!(call.thought.as_deref(), Some("look"));
+        let fenced = "```json\n{\"tool\":\"finish_stage\",\"args\":{\"summary\":\"a } b\"}}\n```";
+        assert_eq!(
+            parse_reply(fenced, &allowed()).unwrap().args["summary"],
+            "a } b"
+        );
+    }
+
+    #[test]
+    fn errors_tell_the_model_what_to_do() {
+        assert!(parse_reply("I will read", &allowed())
+            .unwrap_err()
+            .contains("not a JSON object"));
+        assert!(parse_reply(r#"{"tool":"run","args":{}}"#, &allowed())
+            .unwrap_err()
+            .contains("choose one of: read_file, finish_stage"));
+        assert!(parse_reply(r#"{"name":"x"}"#, &allowed())
+            .unwrap_err()
+            .contains("\"tool\" and \"args\""));
+        assert!(parse_reply(r#"{"tool":"read_file","args":3}"#, &allowed())
+            .unwrap_err()
+            .contains("must be a JSON object"));
+    }
+
+    #[test]
+    fn schema_has_one_branch_per_tool_binding_args() {
+        let schema = call_schema(&[OfferedTool {
+            name: "read_file".into(),
+            description: "read".into(),
+            args_schema: serde_json::json!({"type":"object"}),
+        }]);
+        let branch = &schema["oneOf"][0];
+        assert_eq!(branch["properties"]["tool"]["const"], "read_file");
+        assert_eq!(branch["additionalProperties"], false);
+    }
+}

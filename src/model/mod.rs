@@ -1,0 +1,108 @@
+//! The model interface: a [`ModelBackend`] takes messages plus the JSON schema of the tool calls
+//! the current stage allows, streams text deltas and returns the whole reply with token counts
+//! and timings. Backends: [`scripted`] (prepared replies from a file, for tests and demos); the
+//! in-process llama.cpp and OpenAI-compatible HTTP backends plug in behind the same trait.
+
+pub mod scripted;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// A tool's observation, answering the assistant's previous call.
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// One request: the conversation so far and the constraint the reply must satisfy.
+#[derive(Debug, Clone)]
+pub struct ModelRequest {
+    pub messages: Vec<Message>,
+    /// JSON schema of a valid reply (one tool call among the stage's allowed tools).
+    pub call_schema: serde_json::Value,
+    pub max_tokens: u32,
+}
+
+/// The whole reply with its accounting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelReply {
+    pub text: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub duration_ms: u64,
+}
+
+/// What a backend reports about itself (for the session record and the status bar).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ModelInfo {
+    /// e.g. `scripted:/path/replies.jsonl`, `gemma-3-270m-q4_k_m.gguf`, `http://127.0.0.1:8080/v1 (qwen)`.
+    pub name: String,
+    pub context_size: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{0}")]
+    Setup(String),
+    #[error("the scripted model has no reply left for request {request} (it holds {available}); add replies to {file}")]
+    ScriptExhausted {
+        request: usize,
+        available: usize,
+        file: PathBuf,
+    },
+    #[error("model backend failed: {0}")]
+    Backend(String),
+    #[error("model request cancelled")]
+    Cancelled,
+}
+
+/// A language model the engine can ask for the next tool call.
+#[async_trait]
+pub trait ModelBackend: Send {
+    fn info(&self) -> ModelInfo;
+
+    /// Answer `request`, calling `on_delta` with each piece of text as it is produced.
+    async fn complete(
+        &mut self,
+        request: &ModelRequest,
+        on_delta: &mut (dyn for<'s> FnMut(&'s str) + Send),
+    ) -> Result<ModelReply, ModelError>;
+}
+
+/// Rough token count for backends that cannot count (about four characters a token).
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
