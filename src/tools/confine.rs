@@ -1,0 +1,309 @@
+//! Workspace confinement: every path a tool touches is resolved here, and nothing outside the
+//! workspace root (by `..`, an absolute path, or a symlink anywhere on the way) gets through.
+//!
+//! Resolution is component by component: `..` is applied lexically (and may not climb above the
+//! root), every existing component that is a symlink is canonicalised and must land inside the
+//! canonical root, and the first missing component ends the walk (what follows does not exist,
+//! so it cannot be a symlink). The returned path is the one the tool must use for I/O, so what
+//! was checked is what gets touched.
+
+use super::error::ToolError;
+use std::ffi::OsString;
+use std::io::ErrorKind;
+use std::path::{Component, Path, PathBuf};
+
+/// The directory tools are confined to (a git worktree, in the engine).
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// Canonical root.
+    root: PathBuf,
+    /// The root as given (accepted as a prefix of absolute arguments too).
+    given_root: PathBuf,
+}
+
+impl Workspace {
+    /// A workspace rooted at `root`, which must be an existing directory.
+    pub fn new(root: &Path) -> Result<Self, ToolError> {
+        let canonical = root.canonicalize().map_err(|e| ToolError::BadRoot {
+            path: root.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        if !canonical.is_dir() {
+            return Err(ToolError::BadRoot {
+                path: root.to_path_buf(),
+                reason: "not a directory".into(),
+            });
+        }
+        Ok(Workspace {
+            root: canonical,
+            given_root: root.to_path_buf(),
+        })
+    }
+
+    /// The canonical workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolve a path argument that must already exist (for reading or listing).
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, ToolError> {
+        let path = self.confine(rel)?;
+        match std::fs::symlink_metadata(&path) {
+            Ok(_) => Ok(path),
+            Err(e) if e.kind() == ErrorKind::NotFound => Err(ToolError::NotFound {
+                path: rel.trim().to_string(),
+            }),
+            Err(e) => Err(ToolError::io(rel.trim(), e)),
+        }
+    }
+
+    /// Resolve a path argument for writing: the file may not exist yet, but it must not be the
+    /// root itself nor anything inside `.git`.
+    pub fn resolve_for_write(&self, rel: &str) -> Result<PathBuf, ToolError> {
+        let path = self.confine(rel)?;
+        if path == self.root {
+            return Err(ToolError::InvalidPath {
+                path: rel.to_string(),
+                reason: "that is the workspace root, not a file".into(),
+            });
+        }
+        if self.is_in_git_dir(&path) {
+            return Err(ToolError::GitDir {
+                path: rel.to_string(),
+            });
+        }
+        Ok(path)
+    }
+
+    /// `path` (as returned by `resolve*`) relative to the root, with `/` separators; `.` for
+    /// the root itself.
+    pub fn relative(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/"),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    fn is_in_git_dir(&self, path: &Path) -> bool {
+        path.strip_prefix(&self.root)
+            .ok()
+            .and_then(|rel| rel.components().next())
+            .is_some_and(|c| c.as_os_str() == ".git")
+    }
+
+    /// Turn an argument into a confined absolute path (which may not exist).
+    fn confine(&self, rel: &str) -> Result<PathBuf, ToolError> {
+        let arg = rel.trim();
+        if arg.contains('\0') {
+            return Err(ToolError::InvalidPath {
+                path: arg.to_string(),
+                reason: "contains a NUL byte".into(),
+            });
+        }
+        let parts = self.relative_parts(arg)?;
+        let mut current = self.root.clone();
+        for (index, part) in parts.iter().enumerate() {
+            let next = current.join(part);
+            match std::fs::symlink_metadata(&next) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let shown = shown_prefix(&parts[..=index]);
+                    let target = next.canonicalize().map_err(|_| ToolError::InvalidPath {
+                        path: arg.to_string(),
+                        reason: format!("`{shown}` is a broken symlink"),
+                    })?;
+                    if !target.starts_with(&self.root) {
+                        return Err(ToolError::OutsideWorkspace {
+                            path: arg.to_string(),
+                            reason: format!("`{shown}` is a symlink to {}", target.display()),
+                        });
+                    }
+                    current = target;
+                }
+                Ok(_) => current = next,
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    // Nothing from here on exists, so nothing from here on is a symlink.
+                    for rest in &parts[index..] {
+                        current.push(rest);
+                    }
+                    return Ok(current);
+                }
+                Err(e) if e.kind() == ErrorKind::NotADirectory => {
+                    return Err(ToolError::InvalidPath {
+                        path: arg.to_string(),
+                        reason: format!("`{}` is not a directory", shown_prefix(&parts[..index])),
+                    })
+                }
+                Err(e) => return Err(ToolError::io(arg, e)),
+            }
+        }
+        Ok(current)
+    }
+
+    /// The argument as normal components relative to the root (`..` applied lexically).
+    fn relative_parts(&self, arg: &str) -> Result<Vec<OsString>, ToolError> {
+        let path = Path::new(if arg.is_empty() { "." } else { arg });
+        let outside = |reason: &str| ToolError::OutsideWorkspace {
+            path: arg.to_string(),
+            reason: reason.to_string(),
+        };
+        if path.is_absolute() {
+            let normal = lexical_normal(path).ok_or_else(|| outside("it climbs above /"))?;
+            let absolute: PathBuf = std::iter::once(OsString::from("/")).chain(normal).collect();
+            let rel = absolute
+                .strip_prefix(&self.root)
+                .or_else(|_| absolute.strip_prefix(&self.given_root))
+                .map_err(|_| outside("absolute paths must lie under the workspace root"))?;
+            return Ok(rel.iter().map(|c| c.to_os_string()).collect());
+        }
+        lexical_normal(path).ok_or_else(|| outside("`..` climbs above the workspace root"))
+    }
+}
+
+/// Normal components of `path` with `.` dropped and `..` applied; `None` if `..` climbs above
+/// the start.
+fn lexical_normal(path: &Path) -> Option<Vec<OsString>> {
+    let mut parts: Vec<OsString> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::Normal(c) => parts.push(c.to_os_string()),
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    Some(parts)
+}
+
+fn shown_prefix(parts: &[OsString]) -> String {
+    if parts.is_empty() {
+        return ".".into();
+    }
+    parts
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn setup() -> (tempfile::TempDir, tempfile::TempDir, Workspace) {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("src/sub")).unwrap();
+        std::fs::write(root.path().join("src/a.py"), "x\n").unwrap();
+        std::fs::write(outside.path().join("secret"), "s\n").unwrap();
+        std::fs::create_dir(root.path().join(".git")).unwrap();
+        let ws = Workspace::new(root.path()).unwrap();
+        (root, outside, ws)
+    }
+
+    #[test]
+    fn plain_relative_paths_resolve_under_root() {
+        let (_r, _o, ws) = setup();
+        assert_eq!(ws.resolve("src/a.py").unwrap(), ws.root().join("src/a.py"));
+        assert_eq!(
+            ws.resolve("./src/sub/../a.py").unwrap(),
+            ws.root().join("src/a.py")
+        );
+        assert_eq!(ws.resolve("").unwrap(), ws.root());
+        assert_eq!(ws.resolve(".").unwrap(), ws.root());
+        assert_eq!(
+            ws.resolve_for_write("new/dir/f.txt").unwrap(),
+            ws.root().join("new/dir/f.txt")
+        );
+        assert_eq!(ws.relative(&ws.root().join("src/a.py")), "src/a.py");
+    }
+
+    #[test]
+    fn parent_dirs_that_leave_the_root_are_rejected() {
+        let (_r, _o, ws) = setup();
+        for bad in ["../x", "src/../../x", "..", "a/../../b"] {
+            let err = ws.resolve_for_write(bad).unwrap_err();
+            assert!(
+                matches!(err, ToolError::OutsideWorkspace { .. }),
+                "{bad}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn absolute_paths_only_inside_root() {
+        let (_r, _o, ws) = setup();
+        assert!(matches!(
+            ws.resolve("/etc/passwd").unwrap_err(),
+            ToolError::OutsideWorkspace { .. }
+        ));
+        let inside = ws.root().join("src/a.py");
+        assert_eq!(ws.resolve(&inside.to_string_lossy()).unwrap(), inside);
+        let sneaky = format!("{}/../x", ws.root().display());
+        assert!(ws.resolve_for_write(&sneaky).is_err());
+    }
+
+    #[test]
+    fn symlinks_leading_outside_are_rejected_anywhere_on_the_path() {
+        let (root, outside, ws) = setup();
+        symlink(outside.path(), root.path().join("out")).unwrap();
+        symlink(outside.path().join("secret"), root.path().join("src/leak")).unwrap();
+        for bad in ["out", "out/secret", "out/new.txt", "out/x/y/z", "src/leak"] {
+            let err = ws.resolve_for_write(bad).unwrap_err();
+            assert!(
+                matches!(err, ToolError::OutsideWorkspace { .. }),
+                "{bad}: {err}"
+            );
+        }
+        assert!(ws.resolve("src/leak").is_err());
+    }
+
+    #[test]
+    fn symlinks_inside_the_root_are_followed() {
+        let (root, _o, ws) = setup();
+        symlink(root.path().join("src"), root.path().join("lnk")).unwrap();
+        assert_eq!(ws.resolve("lnk/a.py").unwrap(), ws.root().join("src/a.py"));
+    }
+
+    #[test]
+    fn broken_symlinks_and_non_dirs_are_rejected() {
+        let (root, outside, ws) = setup();
+        symlink(outside.path().join("nope"), root.path().join("dangling")).unwrap();
+        assert!(ws.resolve_for_write("dangling").is_err());
+        assert!(matches!(
+            ws.resolve_for_write("src/a.py/x").unwrap_err(),
+            ToolError::InvalidPath { .. }
+        ));
+    }
+
+    #[test]
+    fn git_dir_and_root_are_not_writable() {
+        let (root, _o, ws) = setup();
+        assert!(matches!(
+            ws.resolve_for_write(".git/config").unwrap_err(),
+            ToolError::GitDir { .. }
+        ));
+        symlink(root.path().join(".git"), root.path().join("g")).unwrap();
+        assert!(matches!(
+            ws.resolve_for_write("g/hooks/pre-commit").unwrap_err(),
+            ToolError::GitDir { .. }
+        ));
+        assert!(ws.resolve_for_write(".").is_err());
+        assert!(ws.resolve(".git").is_ok());
+    }
+
+    #[test]
+    fn missing_paths_are_not_found() {
+        let (_r, _o, ws) = setup();
+        assert!(matches!(
+            ws.resolve("nope.txt").unwrap_err(),
+            ToolError::NotFound { .. }
+        ));
+    }
+}

@@ -1,0 +1,43 @@
+//! The error type of the tools module: why a path was refused or a file operation failed.
+//!
+//! Every variant's `Display` text is written for the model: it says what went wrong and,
+//! where it can, what to do instead.
+
+use std::path::PathBuf;
+
+/// A tool-level failure. Its message becomes the observation of an `ok: false` result.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The workspace root itself is unusable.
+    #[error("workspace root {path}: {reason}")]
+    BadRoot { path: PathBuf, reason: String },
+    /// A path argument that is not a usable relative path.
+    #[error("invalid path `{path}`: {reason}")]
+    InvalidPath { path: String, reason: String },
+    /// A path argument that leads outside the workspace.
+    #[error("path `{path}` is outside the workspace: {reason}. Use a path relative to the workspace root.")]
+    OutsideWorkspace { path: String, reason: String },
+    /// A write into the repository's `.git` directory.
+    #[error("path `{path}` is inside .git; the repository's metadata cannot be written")]
+    GitDir { path: String },
+    /// The path does not exist.
+    #[error("`{path}` does not exist")]
+    NotFound { path: String },
+    /// An I/O error on a path.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ToolError {
+    /// Wrap an I/O error with the (workspace-relative) path it happened on.
+    pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
+        ToolError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
