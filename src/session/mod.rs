@@ -1,0 +1,27 @@
+//! The session record: one folder per session under `<project>/.aipc/sessions/<id>/`, holding
+//! the append-only event log (`events.jsonl`), `meta.json`, the reports, the worktree and logs.
+//!
+//! Submodules (one concern each):
+//! - [`id`]: session ids and UTC time stamps.
+//! - [`paths`]: where each file of a session lives.
+//! - [`meta`]: `meta.json`, written atomically, with a format-version check on read.
+//! - [`writer`]: [`EventLog`], the append-only writer (with torn-tail repair on resume).
+//! - [`reader`]: [`read_events`], the strict reader that tolerates only a torn last line.
+//! - [`list`]: [`list_sessions`] and the `aipc sessions` table.
+//! - [`error`]: the error type, [`SessionError`].
+
+pub mod error;
+pub mod id;
+pub mod list;
+pub mod meta;
+pub mod paths;
+pub mod reader;
+pub mod writer;
+
+pub use error::SessionError;
+pub use id::{new_session_id, now_rfc3339};
+pub use list::{format_sessions_table, list_sessions, SessionSummary};
+pub use meta::{read_meta, write_meta, Meta};
+pub use paths::SessionPaths;
+pub use reader::{read_events, ReadLog, TornTail};
+pub use writer::EventLog;

@@ -1,0 +1,164 @@
+//! Reading `events.jsonl`: strict about everything except a torn last line.
+//!
+//! Rules:
+//! - A last line with no trailing newline that does not parse is a *torn tail* (the writer
+//!   crashed mid-line): it is tolerated and reported in [`ReadLog::torn_tail`].
+//! - Any other line that does not parse (including a last line that does end in a newline) is
+//!   corruption: an error naming the line and how many events before it read fine.
+//! - `seq` must run 0, 1, 2, … without gaps or repeats; otherwise an error naming the line.
+//! - An empty file holds zero events.
+
+use super::error::SessionError;
+use crate::protocol::EventEnvelope;
+use std::path::Path;
+
+/// A partial last line: what a crash in the middle of a write leaves behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TornTail {
+    /// 1-based line number of the partial line.
+    pub line: usize,
+    /// Byte offset where the partial line starts (the length to truncate the file to).
+    pub offset: u64,
+    /// Length of the partial line in bytes.
+    pub bytes: usize,
+}
+
+/// The events of a log, and the torn tail if there was one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadLog {
+    pub events: Vec<EventEnvelope>,
+    pub torn_tail: Option<TornTail>,
+}
+
+/// Read and check a whole event log. See the module documentation for the rules.
+pub fn read_events(path: &Path) -> Result<ReadLog, SessionError> {
+    let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+    let scan = scan(path, &bytes);
+    match scan.error {
+        Some(err) => Err(err),
+        None => Ok(ReadLog {
+            events: scan.events,
+            torn_tail: scan.torn_tail,
+        }),
+    }
+}
+
+/// The result of scanning a log: what read fine up to the first problem, and the problem.
+pub(crate) struct Scan {
+    /// The events before the first problem (all of them when there is none).
+    pub events: Vec<EventEnvelope>,
+    pub torn_tail: Option<TornTail>,
+    /// Corruption or a seq gap; scanning stopped there.
+    pub error: Option<SessionError>,
+    /// The last line is a complete event but lacks its newline.
+    pub missing_newline: bool,
+}
+
+/// Scan the bytes of a log read from `path` (the path is only used in errors).
+pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
+    let mut out = Scan {
+        events: Vec::new(),
+        torn_tail: None,
+        error: None,
+        missing_newline: false,
+    };
+    let mut offset = 0usize;
+    let mut line_no = 0usize;
+    while offset < bytes.len() {
+        line_no += 1;
+        let rest = &bytes[offset..];
+        let (line, terminated) = match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => (&rest[..end], true),
+            None => (rest, false),
+        };
+        match serde_json::from_slice::<EventEnvelope>(line) {
+            Ok(env) => {
+                let expected = out.events.len() as u64;
+                if env.seq != expected {
+                    out.error = Some(SessionError::SeqGap {
+                        path: path.to_path_buf(),
+                        line: line_no,
+                        expected,
+                        found: env.seq,
+                    });
+                    return out;
+                }
+                out.events.push(env);
+                out.missing_newline = !terminated;
+            }
+            Err(_) if !terminated => {
+                out.torn_tail = Some(TornTail {
+                    line: line_no,
+                    offset: offset as u64,
+                    bytes: line.len(),
+                });
+            }
+            Err(source) => {
+                out.error = Some(SessionError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    good: out.events.len(),
+                    source,
+                });
+                return out;
+            }
+        }
+        offset += line.len() + usize::from(terminated);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E0: &str = r#"{"seq":0,"ts_ms":1,"type":"resumed"}"#;
+    const E1: &str = r#"{"seq":1,"ts_ms":2,"type":"paused","reason":"x"}"#;
+
+    fn run(text: &str) -> Scan {
+        scan(Path::new("events.jsonl"), text.as_bytes())
+    }
+
+    #[test]
+    fn empty_is_zero_events() {
+        let s = run("");
+        assert!(s.events.is_empty() && s.torn_tail.is_none() && s.error.is_none());
+    }
+
+    #[test]
+    fn torn_tail_offsets() {
+        let text = format!("{E0}\n{E1}\n{{\"seq\":2,\"ts");
+        let s = run(&text);
+        assert!(s.error.is_none());
+        assert_eq!(s.events.len(), 2);
+        let torn = s.torn_tail.unwrap();
+        assert_eq!(torn.line, 3);
+        assert_eq!(torn.offset as usize, E0.len() + E1.len() + 2);
+        assert_eq!(torn.bytes, "{\"seq\":2,\"ts".len());
+    }
+
+    #[test]
+    fn complete_last_line_without_newline_is_an_event() {
+        let s = run(&format!("{E0}\n{E1}"));
+        assert_eq!(s.events.len(), 2);
+        assert!(s.missing_newline && s.torn_tail.is_none());
+    }
+
+    #[test]
+    fn garbage_last_line_with_newline_is_corruption() {
+        let s = run(&format!("{E0}\nnot json\n"));
+        let err = s.error.unwrap().to_string();
+        assert!(err.starts_with("events.jsonl:2: "), "{err}");
+        assert!(err.contains("(1 events before it read fine)"), "{err}");
+    }
+
+    #[test]
+    fn repeat_is_a_seq_error() {
+        let s = run(&format!("{E0}\n{E0}\n"));
+        let err = s.error.unwrap().to_string();
+        assert!(
+            err.contains("events.jsonl:2: event seq 0, expected 1"),
+            "{err}"
+        );
+    }
+}
