@@ -88,9 +88,7 @@ impl Classifier {
 
     pub fn parse(file: &str, text: &str) -> Result<Self, SignatureError> {
         let parsed: SignatureFile = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|span| line_of(text, span.start));
+            let line = e.span().map(|span| line_of(text, span.start));
             SignatureError::Invalid {
                 file: match line {
                     Some(line) => format!("{file}:{line}"),
@@ -184,7 +182,10 @@ pub fn tail_lines(text: &str, n: usize) -> String {
         return lines.join("\n");
     }
     let skipped = lines.len() - n;
-    format!("[… {skipped} earlier lines in the session log]\n{}", lines[skipped..].join("\n"))
+    format!(
+        "[… {skipped} earlier lines in the session log]\n{}",
+        lines[skipped..].join("\n")
+    )
 }
 
 fn fallback_signature(failure: &Failure) -> String {
@@ -282,7 +283,11 @@ fixes = ["load_skill export-op-rewrite"]
         let other = c.classify(&failure("KeyError: 'w'"), true);
         assert_eq!(a.signature, b.signature);
         assert_ne!(a.signature, other.signature);
-        assert!(a.signature.contains("ValueError: shape # != #"), "{}", a.signature);
+        assert!(
+            a.signature.contains("ValueError: shape # != #"),
+            "{}",
+            a.signature
+        );
     }
 
     #[test]
@@ -295,8 +300,8 @@ fixes = ["load_skill export-op-rewrite"]
 
     #[test]
     fn bad_table_names_file_and_line() {
-        let err = Classifier::parse("sig.toml", "[[signature]]\nid = \"x\"\nregx = \"a\"\n")
-            .unwrap_err();
+        let err =
+            Classifier::parse("sig.toml", "[[signature]]\nid = \"x\"\nregx = \"a\"\n").unwrap_err();
         assert!(err.to_string().starts_with("sig.toml:3"), "{err}");
         let err = Classifier::parse("sig.toml", "[[signature]]\nid = \"x\"\nregex = \"(\"\n")
             .unwrap_err();

@@ -3,10 +3,36 @@
 //!
 //! Module map (one concern each):
 //! - [`protocol`]: the typed `Event` / `Command` protocol, the engine's only output and input.
+//! - [`contract`]: the deployment contract (target contract + project `aipc.toml`), gates.
+//! - [`engine`]: the stage loop, bounded repair, checks, budgets, commands, the event bus.
+//! - [`agent`]: the tool-call schema, reply parsing, the conversation of an attempt.
+//! - [`model`]: the `ModelBackend` trait and its backends (scripted).
+//! - [`tools`]: the tools the model calls, confined to the session worktree.
+//! - [`evidence`]: failed checks reduced to signatures, facts and candidate fixes.
+//! - [`skills`]: Agent Skills (`skills/<name>/SKILL.md`) the model can load.
+//! - [`prompts`]: the prompt templates (`prompts/*.j2`).
+//! - [`checkpoint`]: the session branch, worktree, attempt commits and stage tags (git2).
+//! - [`session`]: the session record: event log, meta, paths, listing.
+//! - [`report`]: `report.md` / `report.json`, computed from the event log.
+//! - [`printer`]: the batch progress printer (an event consumer).
+//! - [`console`]: the interactive line console (a command producer) until the TUI lands.
+//! - [`cli`]: the command line.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
-pub mod diff;
-pub mod protocol;
+//! - [`datadir`]: where prompts, skills and the toolbox are found.
 pub mod agent;
+pub mod checkpoint;
+pub mod cli;
+pub mod console;
+pub mod contract;
+pub mod datadir;
+pub mod diff;
+pub mod engine;
 pub mod evidence;
 pub mod model;
+pub mod printer;
 pub mod prompts;
+pub mod protocol;
+pub mod report;
+pub mod session;
+pub mod skills;
+pub mod tools;

@@ -115,6 +115,9 @@ mod tests {
     #[test]
     fn missing_template_dir_says_where() {
         let err = Prompts::load(Path::new("/nonexistent")).unwrap_err();
-        assert!(err.to_string().contains("/nonexistent/system.md.j2"), "{err}");
+        assert!(
+            err.to_string().contains("/nonexistent/system.md.j2"),
+            "{err}"
+        );
     }
 }

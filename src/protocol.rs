@@ -145,8 +145,11 @@ pub enum Event {
     ModelRequest {
         request_id: u64,
         stage: String,
-        /// Messages sent, as (role, content).
-        messages: Vec<(String, String)>,
+        /// Messages added since this attempt's previous request, as (role, content); the whole
+        /// conversation is the concatenation over the attempt's requests.
+        new_messages: Vec<(String, String)>,
+        /// How many messages the request holds in all.
+        total_messages: usize,
         tools: Vec<String>,
     },
     ModelDelta {

@@ -106,3 +106,28 @@ pub trait ModelBackend: Send {
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
+
+/// Open the backend a `--model` value names: `scripted:<file>`, a `.gguf` file, or an
+/// `http(s)://host:port/v1` server.
+pub fn open_backend(spec: &str) -> Result<Box<dyn ModelBackend>, ModelError> {
+    if let Some(file) = spec.strip_prefix("scripted:") {
+        return Ok(Box::new(scripted::ScriptedBackend::load(
+            std::path::Path::new(file),
+        )?));
+    }
+    if spec.starts_with("http://") || spec.starts_with("https://") {
+        return Err(ModelError::Setup(format!(
+            "--model {spec}: the OpenAI-compatible HTTP backend is not part of this build yet; \
+             use --model scripted:<replies.jsonl>"
+        )));
+    }
+    if spec.ends_with(".gguf") {
+        return Err(ModelError::Setup(format!(
+            "--model {spec}: the in-process llama.cpp backend is not part of this build yet; \
+             use --model scripted:<replies.jsonl>"
+        )));
+    }
+    Err(ModelError::Setup(format!(
+        "--model {spec}: expected scripted:<file>, a .gguf file, or http://host:port/v1"
+    )))
+}

@@ -140,7 +140,10 @@ mod tests {
         let second = model.complete(&request(), &mut |_| {}).await.unwrap();
         assert_eq!(second.text, "not json at all");
         let err = model.complete(&request(), &mut |_| {}).await.unwrap_err();
-        assert!(err.to_string().contains("no reply left for request 3"), "{err}");
+        assert!(
+            err.to_string().contains("no reply left for request 3"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,0 +1,16 @@
+//! The process exit codes, one per outcome, so a batch job's caller can tell them apart.
+
+/// Every stage passed its checks.
+pub const DEPLOYED: i32 = 0;
+/// A stage failed after its budget (attempts, no progress, turns, tokens, wall time, or a
+/// question no human was there to answer).
+pub const STAGE_FAILED: i32 = 1;
+/// Bad command line or contract.
+pub const USAGE: i32 = 2;
+/// The toolchain or environment is missing or broken (a checks-only environment stage failed,
+/// git or the file system failed).
+pub const ENVIRONMENT: i32 = 3;
+/// Aborted by the engineer or a signal.
+pub const ABORTED: i32 = 4;
+/// The model backend failed (missing model file, server unreachable, script exhausted).
+pub const MODEL: i32 = 5;

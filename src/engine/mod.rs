@@ -1,0 +1,1282 @@
+//! The engine: walks the contract's stages in order, runs agent turns until the model calls
+//! `finish_stage`, lets the stage's checks decide, feeds evidence back into bounded repair
+//! attempts, commits every attempt and tags every passed stage, and reports through the event
+//! bus only. It knows nothing about terminals: the TUI, the batch printer and the recorder
+//! consume its events; the engineer reaches it through [`Command`]s.
+
+pub mod bus;
+pub mod checks;
+pub mod control;
+pub mod exit;
+
+use crate::agent::{self, Conversation, OfferedTool, ToolCall};
+use crate::checkpoint::SessionRepo;
+use crate::contract::{Contract, StageSpec};
+use crate::evidence::Classifier;
+use crate::model::{ModelBackend, ModelError, ModelRequest, Role};
+use crate::prompts::Prompts;
+use crate::protocol::{BudgetKind, Command, Event, EventEnvelope, Evidence, Outcome, Policy};
+use crate::report::Report;
+use crate::session::{self, EventLog, Meta, SessionPaths};
+use crate::skills::SkillSet;
+use crate::tools::{self, ToolContext, ToolControl, Workspace};
+use bus::EventBus;
+use checks::CheckRunner;
+use control::{Control, Interrupt};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, mpsc};
+
+/// Tools that exist in every stage whatever the contract says: the model must be able to end
+/// a stage.
+const ALWAYS_OFFERED: &[&str] = &["finish_stage"];
+
+/// Knobs that are not part of the contract.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// No engineer is present: `ask` calls run, `ask_human` and exhausted budgets end the run.
+    pub batch: bool,
+    /// Offer skills to the model (false for a control arm).
+    pub offer_skills: bool,
+    /// Classify failures with the signature table (false: raw log tail only).
+    pub classified_evidence: bool,
+    /// Upper bound on one reply's tokens.
+    pub max_reply_tokens: u32,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            batch: true,
+            offer_skills: true,
+            classified_evidence: true,
+            max_reply_tokens: 512,
+        }
+    }
+}
+
+/// Everything a session needs, gathered by the caller (the CLI or a test).
+pub struct EngineSetup {
+    pub session_id: String,
+    pub project: PathBuf,
+    pub contract: Contract,
+    pub skills: SkillSet,
+    pub prompts: Prompts,
+    pub classifier: Classifier,
+    /// The target's toolbox folder (`toolbox/targets/<target>`), given to commands as
+    /// `$AIPC_TARGET_DIR` so contracts can call the target's helper scripts.
+    pub target_dir: PathBuf,
+    pub options: EngineOptions,
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("contract: {0}")]
+    Contract(String),
+    #[error("{0}")]
+    Environment(String),
+}
+
+impl StartError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            StartError::Contract(_) => exit::USAGE,
+            StartError::Environment(_) => exit::ENVIRONMENT,
+        }
+    }
+}
+
+/// How a session ended.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub outcome: Outcome,
+    pub exit_code: i32,
+    pub session_dir: PathBuf,
+    pub report_md: Option<PathBuf>,
+    pub report_json: Option<PathBuf>,
+}
+
+/// Why the work of an attempt stopped early.
+#[derive(Debug)]
+enum Stop {
+    Interrupt(Interrupt),
+    Escalate { budget: BudgetKind, detail: String },
+    Model(String),
+    Engine(String),
+}
+
+impl From<Interrupt> for Stop {
+    fn from(interrupt: Interrupt) -> Self {
+        Stop::Interrupt(interrupt)
+    }
+}
+
+enum AttemptEnd {
+    Finished(String),
+    TurnsExhausted,
+}
+
+enum StageEnd {
+    Passed(String),
+    Skipped,
+    Failed { exit_code: i32 },
+    Rollback(String),
+    Aborted,
+    Model(String),
+    Engine(String),
+}
+
+pub struct Engine {
+    setup: EngineSetup,
+    paths: SessionPaths,
+    model: Box<dyn ModelBackend>,
+    repo: SessionRepo,
+    workspace: Workspace,
+    bus: Arc<EventBus>,
+    control: Control,
+    started: Instant,
+    token_limit: u64,
+    wall_limit: Duration,
+    tokens_used: u64,
+    next_request: u64,
+    next_call: u64,
+    /// Notes for the model's next turn: hints, the engineer's takeover diffs, answers.
+    pending_notes: Vec<String>,
+    /// Summaries of passed stages, in stage order (the conversation state a checkpoint keeps).
+    done: Vec<(String, String)>,
+    artifact_hashes: BTreeMap<String, String>,
+    env: Vec<(String, String)>,
+}
+
+impl Engine {
+    /// Create the session: its folder and log, its branch and worktree, its meta.json.
+    pub fn start(
+        setup: EngineSetup,
+        model: Box<dyn ModelBackend>,
+        commands: mpsc::UnboundedReceiver<Command>,
+    ) -> Result<Engine, StartError> {
+        validate_tools(&setup.contract)?;
+        let project = setup.project.canonicalize().map_err(|e| {
+            StartError::Environment(format!(
+                "project {} cannot be opened: {e}",
+                setup.project.display()
+            ))
+        })?;
+        let paths = SessionPaths::new(&project, &setup.session_id);
+        let log = EventLog::create(&paths.events)
+            .map_err(|e| StartError::Environment(format!("cannot create the session log: {e}")))?;
+        let repo = SessionRepo::create(
+            &project,
+            &setup.session_id,
+            &paths.worktree,
+            &setup.contract.artifacts,
+        )
+        .map_err(|e| StartError::Environment(format!("git: {e}")))?;
+        let workspace = Workspace::new(&repo.project_dir())
+            .map_err(|e| StartError::Environment(format!("worktree: {e}")))?;
+        let contract_json = serde_json::to_value(&setup.contract)
+            .map_err(|e| StartError::Environment(format!("cannot record the contract: {e}")))?;
+        let meta = Meta {
+            format_version: crate::protocol::EVENT_FORMAT_VERSION,
+            session_id: setup.session_id.clone(),
+            created: session::now_rfc3339(),
+            project: project.display().to_string(),
+            target: setup.contract.target.clone(),
+            model: model.info().name,
+            batch: setup.options.batch,
+            aipc_version: env!("CARGO_PKG_VERSION").to_string(),
+            contract: contract_json,
+            extra: [
+                ("base_commit".to_string(), repo.base_commit()),
+                ("branch".to_string(), repo.branch()),
+                ("libgit2".to_string(), libgit2_version()),
+            ]
+            .into(),
+        };
+        session::write_meta(&paths.meta, &meta)
+            .map_err(|e| StartError::Environment(format!("cannot write meta.json: {e}")))?;
+        let env = vec![
+            (
+                "AIPC_SESSION_DIR".to_string(),
+                paths.dir.display().to_string(),
+            ),
+            ("AIPC_TARGET".to_string(), setup.contract.target.clone()),
+            (
+                "AIPC_TARGET_DIR".to_string(),
+                setup.target_dir.display().to_string(),
+            ),
+            // Byte-code caches would show up as changes in every attempt commit.
+            ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
+        ];
+        Ok(Engine {
+            token_limit: setup.contract.budgets.total_tokens,
+            wall_limit: Duration::from_secs(setup.contract.budgets.wall_time_s),
+            paths,
+            model,
+            repo,
+            workspace,
+            bus: Arc::new(EventBus::new(Some(log), 0)),
+            control: Control::new(commands),
+            started: Instant::now(),
+            tokens_used: 0,
+            next_request: 0,
+            next_call: 0,
+            pending_notes: Vec::new(),
+            done: Vec::new(),
+            artifact_hashes: BTreeMap::new(),
+            env,
+            setup,
+        })
+    }
+
+    /// A live consumer of the event stream (subscribe before [`Engine::run`]).
+    pub fn subscribe(&self) -> broadcast::Receiver<EventEnvelope> {
+        self.bus.subscribe()
+    }
+
+    pub fn session_dir(&self) -> &Path {
+        &self.paths.dir
+    }
+
+    /// Run the session to its end.
+    pub async fn run(mut self) -> RunOutcome {
+        let stages: Vec<String> = self
+            .setup
+            .contract
+            .stages
+            .iter()
+            .map(|s| s.name.clone())
+            .collect();
+        self.bus.emit(Event::SessionStarted {
+            session_id: self.setup.session_id.clone(),
+            project: self.setup.project.display().to_string(),
+            target: self.setup.contract.target.clone(),
+            model: self.model.info().name,
+            worktree: self.repo.worktree().display().to_string(),
+            branch: self.repo.branch(),
+            base_commit: self.repo.base_commit(),
+            batch: self.setup.options.batch,
+            stages: stages.clone(),
+        });
+        let (outcome, exit_code) = self.run_stages().await;
+        self.finish(outcome, exit_code)
+    }
+
+    async fn run_stages(&mut self) -> (Outcome, i32) {
+        let mut index = 0;
+        while index < self.setup.contract.stages.len() {
+            let stage = self.setup.contract.stages[index].clone();
+            let end = self.run_stage(index, &stage).await;
+            if let Some(error) = self.bus.log_error() {
+                self.bus.emit(Event::EngineError {
+                    message: format!("the session log cannot be written: {error}"),
+                });
+                return (Outcome::Error, exit::ENVIRONMENT);
+            }
+            match end {
+                StageEnd::Passed(summary) => {
+                    self.done.truncate(index);
+                    self.done.push((stage.name.clone(), summary));
+                    index += 1;
+                }
+                StageEnd::Skipped => {
+                    self.done.truncate(index);
+                    self.done
+                        .push((stage.name.clone(), "skipped by the engineer".to_string()));
+                    index += 1;
+                }
+                StageEnd::Rollback(tag) => match self.rollback(&tag) {
+                    Ok(next) => index = next,
+                    Err(message) => {
+                        self.bus.emit(Event::EngineError { message });
+                        return (Outcome::Error, exit::ENVIRONMENT);
+                    }
+                },
+                StageEnd::Failed { exit_code, .. } => return (Outcome::Failed, exit_code),
+                StageEnd::Aborted => return (Outcome::Aborted, exit::ABORTED),
+                StageEnd::Model(message) => {
+                    self.bus.emit(Event::EngineError {
+                        message: format!("model backend: {message}"),
+                    });
+                    return (Outcome::Error, exit::MODEL);
+                }
+                StageEnd::Engine(message) => {
+                    self.bus.emit(Event::EngineError { message });
+                    return (Outcome::Error, exit::ENVIRONMENT);
+                }
+            }
+        }
+        (Outcome::Deployed, exit::DEPLOYED)
+    }
+
+    /// One stage: attempts until the checks pass or a budget ends it.
+    async fn run_stage(&mut self, index: usize, stage: &StageSpec) -> StageEnd {
+        let stage_started = Instant::now();
+        self.bus.emit(Event::StageStarted {
+            stage: stage.name.clone(),
+            index,
+            goal: stage.goal.clone(),
+            max_attempts: stage.attempts,
+        });
+        let mut max_attempts = stage.attempts;
+        let mut attempt = 0;
+        let mut evidence: Option<Evidence> = None;
+        let mut last_signature: Option<String> = None;
+        loop {
+            attempt += 1;
+            let mut exhausted = None;
+            if attempt > max_attempts {
+                exhausted = Some((
+                    BudgetKind::Attempts,
+                    format!("{max_attempts} attempts used and the checks still fail"),
+                ));
+            }
+            if exhausted.is_none() {
+                self.bus.emit(Event::AttemptStarted {
+                    stage: stage.name.clone(),
+                    attempt,
+                    max_attempts,
+                });
+                let work = if stage.agent {
+                    self.agent_attempt(index, stage, attempt, max_attempts, evidence.as_ref())
+                        .await
+                        .map(Some)
+                } else {
+                    self.poll_point().await.map(|()| None)
+                };
+                let summary = match work {
+                    Ok(Some(AttemptEnd::Finished(summary))) => summary,
+                    Ok(Some(AttemptEnd::TurnsExhausted)) => {
+                        self.bus.emit(Event::BudgetExhausted {
+                            stage: Some(stage.name.clone()),
+                            budget: BudgetKind::Turns,
+                            detail: format!(
+                                "{} turns without finish_stage; running the checks anyway",
+                                stage.turns_per_attempt
+                            ),
+                        });
+                        String::new()
+                    }
+                    Ok(None) => "checks only".to_string(),
+                    Err(Stop::Escalate { budget, detail }) => {
+                        exhausted = Some((budget, detail));
+                        String::new()
+                    }
+                    Err(stop) => match self.stop_to_end(stop) {
+                        Ok(retry) => {
+                            max_attempts = attempt + retry;
+                            evidence = None;
+                            last_signature = None;
+                            continue;
+                        }
+                        Err(end) => return end,
+                    },
+                };
+                if exhausted.is_none() {
+                    if let Err(message) = self.commit_attempt(&stage.name, attempt) {
+                        return StageEnd::Engine(message);
+                    }
+                    let outcome = CheckRunner {
+                        bus: &self.bus,
+                        dir: self.workspace.root(),
+                        logs: &self.paths.logs,
+                        env: &self.env,
+                        cancel: &self.control.cancel,
+                    }
+                    .run_all(&stage.name, attempt, &stage.checks)
+                    .await;
+                    self.record_artifacts(&stage.name);
+                    if outcome.cancelled || self.control.aborted() {
+                        return StageEnd::Aborted;
+                    }
+                    if outcome.passed {
+                        return match self.repo.tag_checkpoint(&stage.name) {
+                            Ok((tag, commit)) => {
+                                self.bus.emit(Event::CheckpointMade {
+                                    stage: stage.name.clone(),
+                                    commit,
+                                    tag,
+                                });
+                                self.bus.emit(Event::StagePassed {
+                                    stage: stage.name.clone(),
+                                    attempts: attempt,
+                                    duration_ms: stage_started.elapsed().as_millis() as u64,
+                                });
+                                StageEnd::Passed(summary)
+                            }
+                            Err(e) => StageEnd::Engine(format!("git tag: {e}")),
+                        };
+                    }
+                    let failure = outcome.failure.unwrap_or_default();
+                    let found = self
+                        .setup
+                        .classifier
+                        .classify(&failure, self.setup.options.classified_evidence);
+                    self.bus.emit(Event::EvidenceCollected {
+                        stage: stage.name.clone(),
+                        attempt,
+                        evidence: found.clone(),
+                    });
+                    if last_signature.as_deref() == Some(found.signature.as_str()) {
+                        exhausted = Some((
+                            BudgetKind::NoProgress,
+                            format!(
+                                "the same failure twice in a row ({}): repairing is not making progress",
+                                found.signature
+                            ),
+                        ));
+                    } else if !stage.agent {
+                        exhausted = Some((
+                            BudgetKind::Attempts,
+                            format!(
+                                "this stage has no model work to repair it: {}",
+                                found.failed_check
+                            ),
+                        ));
+                    }
+                    last_signature = Some(found.signature.clone());
+                    evidence = Some(found);
+                }
+            }
+            if let Some((budget, detail)) = exhausted {
+                self.bus.emit(Event::BudgetExhausted {
+                    stage: Some(stage.name.clone()),
+                    budget,
+                    detail: detail.clone(),
+                });
+                match self.escalate(stage, budget, &detail, attempt).await {
+                    Ok(extra) => {
+                        if budget == BudgetKind::Attempts {
+                            // That attempt number was never started; the retry takes it.
+                            attempt -= 1;
+                        }
+                        max_attempts = attempt + extra;
+                        last_signature = None;
+                    }
+                    Err(end) => return end,
+                }
+            }
+        }
+    }
+
+    /// A budget ran out. Batch: the stage fails. Interactive: wait for the engineer; `Ok(n)`
+    /// grants `n` more attempts.
+    async fn escalate(
+        &mut self,
+        stage: &StageSpec,
+        budget: BudgetKind,
+        detail: &str,
+        attempt: u32,
+    ) -> Result<u32, StageEnd> {
+        let exit_code = if stage.agent {
+            exit::STAGE_FAILED
+        } else {
+            exit::ENVIRONMENT
+        };
+        let attempts_used = if budget == BudgetKind::Attempts {
+            attempt - 1
+        } else {
+            attempt
+        };
+        if self.setup.options.batch {
+            self.bus.emit(Event::StageFailed {
+                stage: stage.name.clone(),
+                attempts: attempts_used,
+                reason: detail.to_string(),
+            });
+            return Err(StageEnd::Failed { exit_code });
+        }
+        self.bus.emit(Event::Paused {
+            reason: format!(
+                "stage {} needs you: {detail} (retry, take over, roll back, skip or abort)",
+                stage.name
+            ),
+        });
+        loop {
+            let Some(command) = self.control.next().await else {
+                self.bus.emit(Event::StageFailed {
+                    stage: stage.name.clone(),
+                    attempts: attempts_used,
+                    reason: format!("{detail}; no engineer is connected"),
+                });
+                return Err(StageEnd::Failed { exit_code });
+            };
+            match command {
+                Command::Resume => {
+                    self.human("retry", "resume after escalation");
+                    self.bus.emit(Event::Resumed);
+                    self.grow_global_budget(budget);
+                    return Ok(stage.attempts);
+                }
+                other => match self.apply_command(other).await {
+                    Ok(()) => {}
+                    Err(stop) => {
+                        return match self.stop_to_end(stop) {
+                            Ok(extra) => {
+                                self.bus.emit(Event::Resumed);
+                                self.grow_global_budget(budget);
+                                Ok(extra)
+                            }
+                            Err(end) => Err(end),
+                        };
+                    }
+                },
+            }
+        }
+    }
+
+    /// Retrying after a global budget ran out gives that budget as much again.
+    fn grow_global_budget(&mut self, budget: BudgetKind) {
+        match budget {
+            BudgetKind::Tokens => {
+                self.token_limit += self.setup.contract.budgets.total_tokens;
+            }
+            BudgetKind::WallTime => {
+                self.wall_limit += Duration::from_secs(self.setup.contract.budgets.wall_time_s);
+            }
+            _ => {}
+        }
+    }
+
+    /// Turn an interruption into how the stage ends; `Ok(n)` means retry with `n` attempts.
+    fn stop_to_end(&mut self, stop: Stop) -> Result<u32, StageEnd> {
+        match stop {
+            Stop::Interrupt(Interrupt::Abort) => Err(StageEnd::Aborted),
+            Stop::Interrupt(Interrupt::SkipStage) => Err(StageEnd::Skipped),
+            Stop::Interrupt(Interrupt::RollbackTo { tag }) => Err(StageEnd::Rollback(tag)),
+            Stop::Interrupt(Interrupt::RetryStage { extra_attempts }) => {
+                Ok(extra_attempts.unwrap_or(1).max(1))
+            }
+            Stop::Model(message) => Err(StageEnd::Model(message)),
+            Stop::Engine(message) => Err(StageEnd::Engine(message)),
+            Stop::Escalate { .. } => Err(StageEnd::Failed {
+                exit_code: exit::STAGE_FAILED,
+            }),
+        }
+    }
+
+    /// One attempt of agent turns, ending at `finish_stage` or the turn budget.
+    async fn agent_attempt(
+        &mut self,
+        index: usize,
+        stage: &StageSpec,
+        attempt: u32,
+        max_attempts: u32,
+        evidence: Option<&Evidence>,
+    ) -> Result<AttemptEnd, Stop> {
+        let offered = self.offered_tools(stage);
+        let names: Vec<String> = offered.iter().map(|t| t.name.clone()).collect();
+        let call_schema = agent::call_schema(&offered);
+        let mut conversation =
+            self.open_conversation(index, stage, &offered, attempt, max_attempts, evidence)?;
+        let mut sent = 0;
+        for _ in 0..stage.turns_per_attempt {
+            self.poll_point().await?;
+            for note in std::mem::take(&mut self.pending_notes) {
+                conversation.push(Role::User, note);
+            }
+            self.check_global_budgets()?;
+            let request_id = self.next_request;
+            self.next_request += 1;
+            self.bus.emit(Event::ModelRequest {
+                request_id,
+                stage: stage.name.clone(),
+                new_messages: conversation.messages[sent..]
+                    .iter()
+                    .map(|m| (m.role.as_str().to_string(), m.content.clone()))
+                    .collect(),
+                total_messages: conversation.messages.len(),
+                tools: names.clone(),
+            });
+            sent = conversation.messages.len();
+            let request = ModelRequest {
+                messages: conversation.messages.clone(),
+                call_schema: call_schema.clone(),
+                max_tokens: self.setup.options.max_reply_tokens,
+            };
+            let bus = Arc::clone(&self.bus);
+            let mut on_delta = move |text: &str| {
+                bus.emit(Event::ModelDelta {
+                    request_id,
+                    text: text.to_string(),
+                })
+            };
+            let cancel = self.control.cancel.clone();
+            let reply = tokio::select! {
+                reply = self.model.complete(&request, &mut on_delta) => reply,
+                () = cancel.cancelled() => Err(ModelError::Cancelled),
+            };
+            let reply = match reply {
+                Ok(reply) => reply,
+                Err(ModelError::Cancelled) => return Err(Interrupt::Abort.into()),
+                Err(e) => return Err(Stop::Model(e.to_string())),
+            };
+            self.tokens_used += reply.prompt_tokens + reply.completion_tokens;
+            self.bus.emit(Event::ModelResponse {
+                request_id,
+                text: reply.text.clone(),
+                prompt_tokens: reply.prompt_tokens,
+                completion_tokens: reply.completion_tokens,
+                cached_tokens: reply.cached_tokens,
+                duration_ms: reply.duration_ms,
+            });
+            conversation.push(Role::Assistant, reply.text.clone());
+            sent += 1;
+            let call = match agent::parse_reply(&reply.text, &names) {
+                Ok(call) => call,
+                Err(error) => {
+                    self.bus.emit(Event::ModelInvalidCall {
+                        request_id,
+                        error: error.clone(),
+                    });
+                    conversation.push(Role::Tool, format!("[invalid call]\n{error}"));
+                    continue;
+                }
+            };
+            // Unique over the session, even when a stage runs again after a retry or rollback.
+            self.next_call += 1;
+            let call_id = format!("{}.{}", stage.name, self.next_call);
+            let policy = self.policy(stage, &call.tool);
+            match self.run_call(stage, &call_id, call, policy).await? {
+                CallResult::Observation(text) => conversation.push(Role::Tool, text),
+                CallResult::Finish(summary) => return Ok(AttemptEnd::Finished(summary)),
+            }
+        }
+        Ok(AttemptEnd::TurnsExhausted)
+    }
+
+    fn open_conversation(
+        &self,
+        index: usize,
+        stage: &StageSpec,
+        offered: &[OfferedTool],
+        attempt: u32,
+        max_attempts: u32,
+        evidence: Option<&Evidence>,
+    ) -> Result<Conversation, Stop> {
+        let prompts = &self.setup.prompts;
+        let render_error = |e: crate::prompts::PromptError| Stop::Engine(e.to_string());
+        let tools: Vec<serde_json::Value> = offered
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.name, "description": t.description, "args": t.args_schema.to_string()
+                })
+            })
+            .collect();
+        let skills: Vec<serde_json::Value> = self
+            .offered_skills(stage)
+            .iter()
+            .filter_map(|name| self.setup.skills.get(name))
+            .map(|s| serde_json::json!({"name": s.name, "description": s.description}))
+            .collect();
+        let system = prompts
+            .render(
+                "system.md.j2",
+                minijinja::context! {
+                    target => self.setup.contract.target,
+                    stage => stage.name,
+                    stage_index => index,
+                    stage_count => self.setup.contract.stages.len(),
+                    tools => tools,
+                    skills => skills,
+                },
+            )
+            .map_err(render_error)?;
+        let checks: Vec<serde_json::Value> = stage
+            .checks
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "name": c.name, "command": c.command, "expect_exit": c.expect_exit,
+                    "files": c.files,
+                    "gates": c.gates.iter().map(|g| g.source.clone()).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let previous: Vec<String> = self
+            .done
+            .iter()
+            .take(index)
+            .map(|(name, summary)| format!("{name}: {summary}"))
+            .collect();
+        let mut task = prompts
+            .render(
+                "stage.md.j2",
+                minijinja::context! { goal => stage.goal, checks => checks, previous => previous },
+            )
+            .map_err(render_error)?;
+        if let Some(evidence) = evidence {
+            task.push_str("\n\n");
+            task.push_str(
+                &prompts
+                    .render(
+                        "repair.md.j2",
+                        minijinja::context! { attempt => attempt, max_attempts => max_attempts, evidence => evidence },
+                    )
+                    .map_err(render_error)?,
+            );
+        }
+        Ok(Conversation::new(system, task))
+    }
+
+    /// Propose, decide, run one call; the observation (or the stage's end) comes back.
+    async fn run_call(
+        &mut self,
+        stage: &StageSpec,
+        call_id: &str,
+        call: ToolCall,
+        policy: Policy,
+    ) -> Result<CallResult, Stop> {
+        self.bus.emit(Event::ToolCallProposed {
+            call_id: call_id.to_string(),
+            tool: call.tool.clone(),
+            args: call.args.clone(),
+            thought: call.thought.clone(),
+            policy,
+        });
+        let mut args = call.args.clone();
+        let needs_human = policy == Policy::Ask || self.control.step_mode;
+        if policy == Policy::Deny {
+            let reason = "the contract denies this tool in this stage".to_string();
+            self.bus.emit(Event::ToolCallRejected {
+                call_id: call_id.to_string(),
+                reason: reason.clone(),
+                by: "policy".to_string(),
+            });
+            return Ok(CallResult::Observation(format!(
+                "[{} rejected] {reason}",
+                call.tool
+            )));
+        } else if needs_human && !self.setup.options.batch {
+            match self.await_decision(call_id).await? {
+                Decision::Approve(edited) => {
+                    if let Some(edited) = edited {
+                        args = edited;
+                    }
+                }
+                Decision::Reject(reason) => {
+                    return Ok(CallResult::Observation(format!(
+                        "[{} rejected by the engineer] {reason}",
+                        call.tool
+                    )));
+                }
+            }
+        } else {
+            self.bus.emit(Event::ToolCallApproved {
+                call_id: call_id.to_string(),
+                by: if needs_human { "batch" } else { "policy" }.to_string(),
+            });
+        }
+        // A cancelled turn never runs its call.
+        self.poll_point().await?;
+        self.bus.emit(Event::ToolCallStarted {
+            call_id: call_id.to_string(),
+            tool: call.tool.clone(),
+        });
+        let started = Instant::now();
+        let bus = Arc::clone(&self.bus);
+        let output_id = call_id.to_string();
+        let on_output = move |stream, line: &str| {
+            bus.emit(Event::ToolOutput {
+                call_id: output_id.clone(),
+                stream,
+                line: line.to_string(),
+            })
+        };
+        let offered_skills = self.offered_skills(stage);
+        let skills = &self.setup.skills;
+        let load_skill = |name: &str| {
+            if offered_skills.iter().any(|s| s == name) {
+                skills.render_for_model(name)
+            } else {
+                Err(format!(
+                    "skill \"{name}\" is not offered in this stage; offered: {}",
+                    if offered_skills.is_empty() {
+                        "none".to_string()
+                    } else {
+                        offered_skills.join(", ")
+                    }
+                ))
+            }
+        };
+        let ctx = ToolContext {
+            workspace: &self.workspace,
+            cancel: self.control.cancel.clone(),
+            on_output: &on_output,
+            load_skill: &load_skill,
+            run_timeout: Duration::from_secs(stage.run_timeout_s),
+            env: &self.env,
+        };
+        let result = tools::execute(&call.tool, &args, &ctx).await;
+        for diff in &result.diffs {
+            self.bus.emit(Event::FileChanged {
+                call_id: Some(call_id.to_string()),
+                diff: diff.clone(),
+            });
+        }
+        self.bus.emit(Event::ToolCallFinished {
+            call_id: call_id.to_string(),
+            ok: result.ok,
+            observation: result.observation.clone(),
+            exit_code: result.exit_code,
+            duration_ms: started.elapsed().as_millis() as u64,
+        });
+        if self.control.aborted() {
+            return Err(Interrupt::Abort.into());
+        }
+        let observation = self
+            .setup
+            .prompts
+            .render(
+                "observation.md.j2",
+                minijinja::context! {
+                    tool => call.tool, ok => result.ok, exit_code => result.exit_code,
+                    observation => result.observation,
+                },
+            )
+            .map_err(|e| Stop::Engine(e.to_string()))?;
+        match result.control {
+            Some(ToolControl::FinishStage { summary }) => Ok(CallResult::Finish(summary)),
+            Some(ToolControl::AskHuman { question }) => {
+                if self.setup.options.batch {
+                    return Err(Stop::Escalate {
+                        budget: BudgetKind::HumanNeeded,
+                        detail: format!("the model asks a human, and none is present: {question}"),
+                    });
+                }
+                self.bus.emit(Event::Paused {
+                    reason: format!("the model asks: {question} (answer with a hint)"),
+                });
+                let answer = self.await_answer().await?;
+                self.bus.emit(Event::Resumed);
+                Ok(CallResult::Observation(format!(
+                    "{observation}\nThe engineer answers: {answer}"
+                )))
+            }
+            None => Ok(CallResult::Observation(observation)),
+        }
+    }
+
+    /// Wait for the engineer's verdict on `call_id`; other commands are applied meanwhile.
+    async fn await_decision(&mut self, call_id: &str) -> Result<Decision, Stop> {
+        loop {
+            let Some(command) = self.control.next().await else {
+                return Err(Stop::Escalate {
+                    budget: BudgetKind::HumanNeeded,
+                    detail: format!("call {call_id} needs approval and no engineer is connected"),
+                });
+            };
+            match command {
+                Command::Approve { call_id: id } if id == call_id => {
+                    self.bus.emit(Event::ToolCallApproved {
+                        call_id: id,
+                        by: "human".to_string(),
+                    });
+                    return Ok(Decision::Approve(None));
+                }
+                Command::Reject {
+                    call_id: id,
+                    reason,
+                } if id == call_id => {
+                    self.human("reject", &format!("{id}: {reason}"));
+                    self.bus.emit(Event::ToolCallRejected {
+                        call_id: id,
+                        reason: reason.clone(),
+                        by: "human".to_string(),
+                    });
+                    return Ok(Decision::Reject(reason));
+                }
+                Command::EditCall { call_id: id, args } if id == call_id => {
+                    self.human("edit_call", &id);
+                    self.bus.emit(Event::ToolCallEdited {
+                        call_id: id.clone(),
+                        args: args.clone(),
+                    });
+                    self.bus.emit(Event::ToolCallApproved {
+                        call_id: id,
+                        by: "human".to_string(),
+                    });
+                    return Ok(Decision::Approve(Some(args)));
+                }
+                other => self.apply_command(other).await?,
+            }
+        }
+    }
+
+    /// Wait for a hint that answers the model's question.
+    async fn await_answer(&mut self) -> Result<String, Stop> {
+        loop {
+            match self.control.next().await {
+                None => {
+                    return Err(Stop::Escalate {
+                        budget: BudgetKind::HumanNeeded,
+                        detail: "the model asked a question and no engineer is connected"
+                            .to_string(),
+                    })
+                }
+                Some(Command::Hint { text }) => {
+                    self.human("answer", &text);
+                    return Ok(text);
+                }
+                Some(other) => self.apply_command(other).await?,
+            }
+        }
+    }
+
+    /// A decision point: apply queued commands; while paused, wait.
+    async fn poll_point(&mut self) -> Result<(), Stop> {
+        while let Some(command) = self.control.try_next() {
+            self.apply_command(command).await?;
+        }
+        while self.control.paused {
+            match self.control.next().await {
+                Some(command) => self.apply_command(command).await?,
+                None => return Err(Interrupt::Abort.into()),
+            }
+        }
+        if self.control.aborted() {
+            return Err(Interrupt::Abort.into());
+        }
+        Ok(())
+    }
+
+    /// Apply one command outside an approval prompt.
+    async fn apply_command(&mut self, command: Command) -> Result<(), Stop> {
+        match command {
+            Command::Pause => {
+                if !self.control.paused {
+                    self.control.paused = true;
+                    self.bus.emit(Event::Paused {
+                        reason: "paused by the engineer".to_string(),
+                    });
+                }
+            }
+            Command::Resume => {
+                if self.control.paused {
+                    self.control.paused = false;
+                    self.bus.emit(Event::Resumed);
+                }
+            }
+            Command::StepMode { on } => {
+                self.control.step_mode = on;
+                self.bus.emit(Event::StepMode { on });
+            }
+            Command::Hint { text } => self.add_hint(text)?,
+            Command::TakeoverBegin => self.takeover().await?,
+            // Stale verdicts (the call already ran or was cancelled) and a hand-back without a
+            // takeover change nothing.
+            Command::Approve { .. }
+            | Command::Reject { .. }
+            | Command::EditCall { .. }
+            | Command::TakeoverEnd { .. } => {}
+            Command::RetryStage { extra_attempts } => {
+                self.human("retry_stage", "");
+                return Err(Interrupt::RetryStage { extra_attempts }.into());
+            }
+            Command::SkipStage => {
+                self.human("skip_stage", "");
+                return Err(Interrupt::SkipStage.into());
+            }
+            Command::RollbackTo { tag } => {
+                self.human("rollback", &tag);
+                return Err(Interrupt::RollbackTo { tag }.into());
+            }
+            Command::Abort => {
+                self.human("abort", "");
+                return Err(Interrupt::Abort.into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A note from the engineer for the model's next turn.
+    fn add_hint(&mut self, text: String) -> Result<(), Stop> {
+        self.human("hint", &text);
+        self.bus.emit(Event::HintAdded { text: text.clone() });
+        let note = self
+            .setup
+            .prompts
+            .render("hint.md.j2", minijinja::context! { text => text })
+            .map_err(|e| Stop::Engine(e.to_string()))?;
+        self.pending_notes.push(note);
+        Ok(())
+    }
+
+    /// The engineer works in the worktree until they hand back; their change is committed,
+    /// recorded with its diff, and shown to the model.
+    async fn takeover(&mut self) -> Result<(), Stop> {
+        self.human(
+            "takeover_begin",
+            &self.repo.worktree().display().to_string(),
+        );
+        self.bus.emit(Event::Paused {
+            reason: "taken over by the engineer".to_string(),
+        });
+        let note = loop {
+            match self.control.next().await {
+                Some(Command::TakeoverEnd { note }) => break note,
+                Some(Command::Abort) | None => return Err(Interrupt::Abort.into()),
+                Some(Command::Hint { text }) => self.add_hint(text)?,
+                // Everything else waits until the engineer hands back.
+                Some(other) => self.control.defer(other),
+            }
+        };
+        let diffs = self
+            .repo
+            .uncommitted_diffs()
+            .map_err(|e| Stop::Engine(format!("git diff after takeover: {e}")))?;
+        for diff in &diffs {
+            self.bus.emit(Event::FileChanged {
+                call_id: None,
+                diff: diff.clone(),
+            });
+        }
+        if let Err(e) = self
+            .repo
+            .commit_all("aipc: the engineer's changes (takeover)")
+        {
+            return Err(Stop::Engine(format!("git commit after takeover: {e}")));
+        }
+        self.bus.emit(Event::HumanAction {
+            action: "takeover_end".to_string(),
+            detail: note.clone().unwrap_or_default(),
+            diffs: diffs.clone(),
+        });
+        let text = self
+            .setup
+            .prompts
+            .render(
+                "human_action.md.j2",
+                minijinja::context! { note => note, diffs => diffs },
+            )
+            .map_err(|e| Stop::Engine(e.to_string()))?;
+        self.pending_notes.push(text);
+        self.bus.emit(Event::Resumed);
+        Ok(())
+    }
+
+    fn human(&self, action: &str, detail: &str) {
+        self.bus.emit(Event::HumanAction {
+            action: action.to_string(),
+            detail: detail.to_string(),
+            diffs: Vec::new(),
+        });
+    }
+
+    fn check_global_budgets(&self) -> Result<(), Stop> {
+        if self.tokens_used >= self.token_limit {
+            return Err(Stop::Escalate {
+                budget: BudgetKind::Tokens,
+                detail: format!("{} tokens used of {}", self.tokens_used, self.token_limit),
+            });
+        }
+        let elapsed = self.started.elapsed();
+        if elapsed >= self.wall_limit {
+            return Err(Stop::Escalate {
+                budget: BudgetKind::WallTime,
+                detail: format!(
+                    "{} s of wall time used of {}",
+                    elapsed.as_secs(),
+                    self.wall_limit.as_secs()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn policy(&self, stage: &StageSpec, tool: &str) -> Policy {
+        if ALWAYS_OFFERED.contains(&tool) {
+            return Policy::Allow;
+        }
+        stage.tools.get(tool).copied().unwrap_or(Policy::Deny)
+    }
+
+    fn offered_skills(&self, stage: &StageSpec) -> Vec<String> {
+        if !self.setup.options.offer_skills {
+            return Vec::new();
+        }
+        stage
+            .skills
+            .iter()
+            .filter(|name| self.setup.skills.get(name).is_some())
+            .cloned()
+            .collect()
+    }
+
+    /// The stage's tools the model may call (denied ones are not offered).
+    fn offered_tools(&self, stage: &StageSpec) -> Vec<OfferedTool> {
+        let has_skills = !self.offered_skills(stage).is_empty();
+        tools::builtin_specs()
+            .into_iter()
+            .filter(|spec| {
+                let allowed = ALWAYS_OFFERED.contains(&spec.name)
+                    || stage
+                        .tools
+                        .get(spec.name)
+                        .is_some_and(|policy| *policy != Policy::Deny);
+                allowed && (spec.name != "load_skill" || has_skills)
+            })
+            .map(|spec| OfferedTool {
+                name: spec.name.to_string(),
+                description: spec.description.to_string(),
+                args_schema: spec.schema,
+            })
+            .collect()
+    }
+
+    fn commit_attempt(&mut self, stage: &str, attempt: u32) -> Result<(), String> {
+        match self
+            .repo
+            .commit_all(&format!("aipc: {stage} attempt {attempt}"))
+        {
+            Ok(Some(info)) => {
+                self.bus.emit(Event::AttemptCommitted {
+                    stage: stage.to_string(),
+                    attempt,
+                    commit: info.commit,
+                    files_changed: info.files_changed,
+                });
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(format!("git commit of {stage} attempt {attempt}: {e}")),
+        }
+    }
+
+    fn record_artifacts(&mut self, stage: &str) {
+        let artifacts = match self.repo.artifacts() {
+            Ok(artifacts) => artifacts,
+            Err(e) => {
+                self.bus.emit(Event::EngineError {
+                    message: format!("cannot hash build outputs: {e}"),
+                });
+                return;
+            }
+        };
+        for artifact in artifacts {
+            if self.artifact_hashes.get(&artifact.path) == Some(&artifact.sha256) {
+                continue;
+            }
+            self.artifact_hashes
+                .insert(artifact.path.clone(), artifact.sha256.clone());
+            self.bus.emit(Event::ArtifactRecorded {
+                stage: stage.to_string(),
+                path: artifact.path,
+                sha256: artifact.sha256,
+                bytes: artifact.bytes,
+            });
+        }
+    }
+
+    /// Restore files and conversation state to a stage's checkpoint; returns the index of the
+    /// stage to run next.
+    fn rollback(&mut self, tag: &str) -> Result<usize, String> {
+        let prefix = format!("aipc/{}/", self.setup.session_id);
+        let stage_name = tag.strip_prefix(&prefix).unwrap_or(tag);
+        let index = self
+            .setup
+            .contract
+            .stages
+            .iter()
+            .position(|s| s.name == stage_name)
+            .ok_or_else(|| format!("rollback: no stage checkpoint named {tag}"))?;
+        let full_tag = format!("{prefix}{stage_name}");
+        if let Err(e) = self
+            .repo
+            .commit_all("aipc: work in progress before rollback")
+        {
+            return Err(format!("git commit before rollback: {e}"));
+        }
+        let info = self
+            .repo
+            .rollback_to(&full_tag)
+            .map_err(|e| format!("rollback to {full_tag}: {e}"))?;
+        self.done.truncate(index + 1);
+        self.pending_notes.clear();
+        self.bus.emit(Event::RolledBack {
+            to_tag: full_tag,
+            commit: info.commit,
+            previous_head: info.previous_head,
+        });
+        Ok(index + 1)
+    }
+
+    /// Write the report and the final event.
+    fn finish(self, outcome: Outcome, exit_code: i32) -> RunOutcome {
+        let duration_ms = self.started.elapsed().as_millis() as u64;
+        let report = session::read_events(&self.paths.events)
+            .map(|log| Report::from_events(&log.events, outcome, duration_ms));
+        let written = report.map_err(|e| e.to_string()).and_then(|report| {
+            report
+                .write(&self.paths.report_md, &self.paths.report_json)
+                .map_err(|e| e.to_string())
+        });
+        let (report_md, report_json) = match written {
+            Ok(()) => (
+                Some(self.paths.report_md.clone()),
+                Some(self.paths.report_json.clone()),
+            ),
+            Err(message) => {
+                self.bus.emit(Event::EngineError {
+                    message: format!("cannot write the report: {message}"),
+                });
+                (None, None)
+            }
+        };
+        self.bus.emit(Event::SessionFinished {
+            outcome,
+            exit_code,
+            report: report_md.as_ref().map(|p| p.display().to_string()),
+            duration_ms,
+        });
+        RunOutcome {
+            outcome,
+            exit_code,
+            session_dir: self.paths.dir.clone(),
+            report_md,
+            report_json,
+        }
+    }
+}
+
+enum CallResult {
+    Observation(String),
+    Finish(String),
+}
+
+enum Decision {
+    Approve(Option<serde_json::Value>),
+    Reject(String),
+}
+
+/// Every tool a contract names must exist.
+fn validate_tools(contract: &Contract) -> Result<(), StartError> {
+    let known: Vec<&str> = tools::builtin_specs().iter().map(|s| s.name).collect();
+    for stage in &contract.stages {
+        for tool in stage.tools.keys() {
+            if !known.contains(&tool.as_str()) {
+                return Err(StartError::Contract(format!(
+                    "{}: stage \"{}\": key \"tools.{tool}\": unknown tool; known tools: {}",
+                    contract
+                        .sources
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" + "),
+                    stage.name,
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn libgit2_version() -> String {
+    let (major, minor, patch) = git2::Version::get().libgit2_version();
+    format!("{major}.{minor}.{patch}")
+}

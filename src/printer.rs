@@ -1,0 +1,172 @@
+//! The batch printer: one readable progress line per event of interest, on stderr. A consumer
+//! of the event stream like any other; when it falls behind it says how many events it missed
+//! (they are all in the session log).
+
+use crate::agent::clip;
+use crate::protocol::{Event, EventEnvelope};
+use crate::report::outcome_word;
+use std::io::Write;
+use tokio::sync::broadcast::{self, error::RecvError};
+
+/// Print events from `events` to `out` until the stream closes. `verbose` adds command output
+/// lines and model text.
+pub async fn print_events(
+    mut events: broadcast::Receiver<EventEnvelope>,
+    mut out: impl Write,
+    verbose: bool,
+) {
+    loop {
+        match events.recv().await {
+            Ok(envelope) => {
+                if let Some(line) = describe(&envelope.event, verbose) {
+                    // A closed stderr must not stop the engine; the log has everything.
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+            Err(RecvError::Lagged(missed)) => {
+                let _ = writeln!(out, "  … {missed} events not shown (see the session log)");
+            }
+            Err(RecvError::Closed) => break,
+        }
+    }
+    let _ = out.flush();
+}
+
+/// The progress line for one event, or `None` for events batch output leaves out.
+pub fn describe(event: &Event, verbose: bool) -> Option<String> {
+    Some(match event {
+        Event::SessionStarted {
+            session_id,
+            target,
+            model,
+            stages,
+            worktree,
+            ..
+        } => format!(
+            "aipc session {session_id}: target {target}, model {model}, stages {}\n  worktree {worktree}",
+            stages.join(" → ")
+        ),
+        Event::StageStarted { stage, index, .. } => format!("[{}] stage {stage}", index + 1),
+        Event::AttemptStarted {
+            stage,
+            attempt,
+            max_attempts,
+        } => format!("  {stage}: attempt {attempt}/{max_attempts}"),
+        Event::ModelResponse {
+            text,
+            completion_tokens,
+            duration_ms,
+            ..
+        } if verbose => format!(
+            "    model ({completion_tokens} tokens, {duration_ms} ms): {}",
+            clip(text, 160)
+        ),
+        Event::ModelInvalidCall { error, .. } => {
+            format!("    model reply was not a valid call: {}", clip(error, 160))
+        }
+        Event::ToolCallProposed {
+            call_id, tool, args, ..
+        } => format!("    {call_id} {tool} {}", clip(&args.to_string(), 120)),
+        Event::ToolCallRejected { reason, by, .. } => format!("      rejected by {by}: {reason}"),
+        Event::ToolOutput { line, .. } if verbose => format!("      | {line}"),
+        Event::CheckOutput { line, .. } if verbose => format!("      | {line}"),
+        Event::ToolCallFinished {
+            ok,
+            exit_code,
+            observation,
+            ..
+        } => {
+            let status = if *ok { "ok" } else { "failed" };
+            let code = exit_code.map(|c| format!(" (exit {c})")).unwrap_or_default();
+            let first = observation.lines().next().unwrap_or_default();
+            format!("      {status}{code}: {}", clip(first, 120))
+        }
+        Event::FileChanged { diff, .. } => {
+            format!("      changed {} (+{} -{})", diff.path, diff.added, diff.removed)
+        }
+        Event::CheckStarted { name, command, .. } => match command {
+            Some(command) => format!("  check {name}: {}", clip(command, 100)),
+            None => format!("  check {name}"),
+        },
+        Event::CheckResult {
+            passed,
+            detail,
+            gates,
+            ..
+        } => {
+            let gates: Vec<String> = gates
+                .iter()
+                .map(|g| {
+                    let measured = g.measured.map(|v| format!("{v:.4}")).unwrap_or("-".into());
+                    format!("{} [{}] {}", g.expr, measured, if g.passed { "ok" } else { "NOT MET" })
+                })
+                .collect();
+            let gates = if gates.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", gates.join(", "))
+            };
+            if *passed {
+                format!("    passed{gates}")
+            } else {
+                format!("    FAILED: {detail}{gates}")
+            }
+        }
+        Event::EvidenceCollected { evidence, .. } => format!(
+            "    evidence: {}{}",
+            clip(&evidence.signature, 120),
+            evidence
+                .class
+                .as_ref()
+                .map(|c| format!(" ({c})"))
+                .unwrap_or_default()
+        ),
+        Event::AttemptCommitted {
+            attempt,
+            commit,
+            files_changed,
+            ..
+        } => format!(
+            "    committed attempt {attempt}: {} ({files_changed} files)",
+            commit.get(..10).unwrap_or(commit)
+        ),
+        Event::ArtifactRecorded {
+            path, sha256, bytes, ..
+        } => format!(
+            "    artifact {path} ({bytes} bytes, sha256 {})",
+            sha256.get(..12).unwrap_or(sha256)
+        ),
+        Event::CheckpointMade { tag, .. } => format!("  checkpoint {tag}"),
+        Event::StagePassed {
+            stage,
+            attempts,
+            duration_ms,
+        } => format!(
+            "  ✔ {stage} passed after {attempts} attempt(s) in {:.1} s",
+            *duration_ms as f64 / 1000.0
+        ),
+        Event::StageFailed { stage, reason, .. } => format!("  ✘ {stage} failed: {reason}"),
+        Event::StageSkipped { stage, by } => format!("  {stage} skipped by {by}"),
+        Event::BudgetExhausted { budget, detail, .. } => {
+            format!("  budget exhausted ({budget:?}): {detail}")
+        }
+        Event::Paused { reason } => format!("  paused: {reason}"),
+        Event::Resumed => "  resumed".to_string(),
+        Event::StepMode { on } => format!("  step mode {}", if *on { "on" } else { "off" }),
+        Event::HintAdded { text } => format!("  hint: {text}"),
+        Event::HumanAction { action, detail, .. } => format!("  engineer: {action} {detail}"),
+        Event::RolledBack { to_tag, .. } => format!("  rolled back to {to_tag}"),
+        Event::EngineError { message } => format!("error: {message}"),
+        Event::SessionFinished {
+            outcome,
+            exit_code,
+            duration_ms,
+            ..
+        } => format!(
+            "session {} (exit {exit_code}) in {:.1} s",
+            outcome_word(*outcome),
+            *duration_ms as f64 / 1000.0
+        ),
+        _ => return None,
+    })
+}

@@ -1,0 +1,193 @@
+//! The real `aipc` binary: batch deployment, exit codes, contract errors, `sessions`, `doctor`.
+
+mod common;
+
+use common::*;
+use std::process::Command;
+
+fn aipc() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_aipc"));
+    command.env("AIPC_DATA_DIR", data_dir());
+    command
+}
+
+fn demo_model() -> String {
+    format!(
+        "scripted:{}",
+        data_dir().join("examples/scripts/tiny-mlp.jsonl").display()
+    )
+}
+
+#[test]
+fn batch_run_deploys_prints_progress_and_ends_with_the_report_path() {
+    let project = git_project();
+    let out = aipc()
+        .args(["run", "--target", "python-reference", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("✔ validate passed after 2 attempt(s)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cosine >= 0.999"), "{stderr}");
+    let report_path = stdout.lines().last().unwrap();
+    assert!(report_path.ends_with("report.md"), "{stdout}");
+    let md = std::fs::read_to_string(report_path).unwrap();
+    assert!(md.contains("outcome: **deployed**"), "{md}");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(report_path.replace("report.md", "report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["outcome"], "deployed");
+
+    // `aipc sessions` lists it.
+    let out = aipc().arg("sessions").arg(project.path()).output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(table.contains("python-reference"), "{table}");
+    assert!(table.contains("deployed"), "{table}");
+}
+
+#[test]
+fn stdout_not_a_terminal_implies_batch() {
+    let project = git_project();
+    // No --batch: stdout is a pipe here, so no console is read and nothing waits for a human.
+    let out = aipc()
+        .args(["run", "--target", "python-reference", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_malformed_contract_exits_2_naming_file_line_and_key() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n\n[defaults]\natempts = 2\n",
+    )
+    .unwrap();
+    let out = aipc()
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("aipc.toml:4"), "{stderr}");
+    assert!(stderr.contains("atempts"), "{stderr}");
+    // Nothing was started.
+    assert!(!project.path().join(".aipc").exists());
+}
+
+#[test]
+fn a_bad_gate_expression_exits_2() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[[stage]]\nname = \"validate\"\n[[stage.check]]\nname = \"latency\"\ncommand = \"true\"\ngates = [\"p50_ms <== 5\"]\n",
+    )
+    .unwrap();
+    let out = aipc()
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("aipc.toml:7"), "{stderr}");
+    assert!(stderr.contains("p50_ms <== 5"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_target_lists_the_known_ones() {
+    let project = git_project();
+    let out = aipc()
+        .args(["run", "--batch", "--target", "tpu-9000", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("python-reference"), "{stderr}");
+}
+
+#[test]
+fn a_missing_model_file_exits_5_and_no_model_exits_2() {
+    let project = git_project();
+    let out = aipc()
+        .args([
+            "run",
+            "--batch",
+            "--model",
+            "scripted:/nonexistent/replies.jsonl",
+        ])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/replies.jsonl"));
+    let out = aipc()
+        .args(["run", "--batch"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--model"));
+}
+
+#[test]
+fn a_failing_stage_exits_1_with_a_failed_report() {
+    let project = git_project();
+    let replies = project.path().parent().unwrap().join("lazy-model.jsonl");
+    std::fs::write(
+        &replies,
+        calls::script(&[calls::EXPORT, calls::FINISH, calls::FINISH, calls::FINISH]),
+    )
+    .unwrap();
+    let out = aipc()
+        .args(["run", "--batch", "--model"])
+        .arg(format!("scripted:{}", replies.display()))
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = std::fs::read_to_string(stdout.lines().last().unwrap()).unwrap();
+    assert!(report.contains("outcome: **failed**"), "{report}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = aipc().args(["run"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = aipc()
+        .args(["run", "/nonexistent/project", "--model", "scripted:x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn doctor_reports_the_environment() {
+    let out = aipc().arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("python-reference"), "{stdout}");
+    assert!(stdout.contains("export-layer-fidelity"), "{stdout}");
+    let out = aipc()
+        .args(["doctor", "--data-dir", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+}

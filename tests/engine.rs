@@ -1,0 +1,540 @@
+//! The engine end to end through its library API: a real project, real check commands, git
+//! checkpoints, and a scripted model — every outcome and failure path the contract promises.
+
+mod common;
+
+use aipc::engine::exit;
+use aipc::protocol::{BudgetKind, Command, Event, Outcome, Policy};
+use common::calls::*;
+use common::*;
+use std::time::{Duration, Instant};
+
+fn demo_script() -> String {
+    std::fs::read_to_string(data_dir().join("examples/scripts/tiny-mlp.jsonl")).unwrap()
+}
+
+#[tokio::test]
+async fn wrong_edit_then_right_edit_deploys_in_two_attempts_and_leaves_the_user_untouched() {
+    let project = git_project();
+    let before = fingerprint(project.path());
+    let harness = engine(project.path(), &demo_script(), batch());
+    let session_id = harness.session_id.clone();
+    let (outcome, events) = run(harness).await;
+
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    assert_eq!(outcome.exit_code, exit::DEPLOYED);
+    let report = report_json(&outcome);
+    assert_eq!(report["outcome"], "deployed");
+    assert_eq!(report["human_interventions"], 0);
+    let stages: Vec<(String, String, u64)> = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_string(),
+                s["status"].as_str().unwrap().to_string(),
+                s["attempts"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stages,
+        vec![
+            ("env".into(), "passed".into(), 1),
+            ("export".into(), "passed".into(), 1),
+            ("validate".into(), "passed".into(), 2)
+        ]
+    );
+    let validate = &report["stages"][2];
+    assert_eq!(validate["metrics"]["top1_agreement"], 1.0);
+
+    // The failed first attempt produced evidence, and the second attempt's first request
+    // carried it to the model.
+    let evidence = find(&events, |e| matches!(e, Event::EvidenceCollected { .. }));
+    assert_eq!(evidence.len(), 1);
+    let Event::EvidenceCollected { evidence, .. } = evidence[0] else {
+        unreachable!()
+    };
+    assert!(
+        evidence.failed_check.contains("cosine >= 0.999"),
+        "{evidence:?}"
+    );
+    let second_attempt_request = events
+        .iter()
+        .skip_while(|e| !matches!(&e.event, Event::AttemptStarted { stage, attempt: 2, .. } if stage == "validate"))
+        .find_map(|e| match &e.event {
+            Event::ModelRequest { new_messages, .. } => Some(new_messages.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let task = &second_attempt_request[1].1;
+    assert!(task.contains("Attempt 2 of 3"), "{task}");
+    assert!(task.contains("gates failed"), "{task}");
+
+    // The session branch has the attempt commits and the stage tags.
+    let repo = git2::Repository::open(project.path()).unwrap();
+    let branch = repo
+        .find_branch(&format!("aipc/{session_id}"), git2::BranchType::Local)
+        .unwrap();
+    let mut walk = repo.revwalk().unwrap();
+    walk.push(branch.get().target().unwrap()).unwrap();
+    let messages: Vec<String> = walk
+        .map(|oid| {
+            repo.find_commit(oid.unwrap())
+                .unwrap()
+                .summary()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.contains("validate attempt 1")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("validate attempt 2")),
+        "{messages:?}"
+    );
+    for stage in ["env", "export", "validate"] {
+        let tag = format!("refs/tags/aipc/{session_id}/{stage}");
+        assert!(repo.find_reference(&tag).is_ok(), "missing {tag}");
+    }
+    // The build output is not in git but is in the record, with its hash.
+    let artifacts = report["artifacts"].as_array().unwrap();
+    assert!(artifacts
+        .iter()
+        .any(|a| a["path"] == "build/model.json" && a["sha256"].as_str().unwrap().len() == 64));
+
+    // The user's branch, index and working tree are byte-identical.
+    assert_eq!(fingerprint(project.path()), before);
+    // And the user's `git status` does not see the session folder.
+    let statuses = repo.statuses(None).unwrap();
+    let seen: Vec<String> = statuses
+        .iter()
+        .map(|s| format!("{} {:?}", s.path().unwrap_or_default(), s.status()))
+        .collect();
+    assert!(
+        seen.iter()
+            .all(|s| !s.starts_with(".aipc") || s.ends_with("Status(IGNORED)")),
+        "{seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_plain_folder_is_deployed_from_a_fresh_repository() {
+    let project = plain_project();
+    let before = fingerprint(project.path());
+    let (outcome, _) = run(engine(project.path(), &demo_script(), batch())).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed);
+    assert_eq!(fingerprint(project.path()), before);
+}
+
+#[tokio::test]
+async fn attempt_budget_exhausted_fails_the_stage_with_exit_1() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[[stage]]\nname = \"validate\"\nattempts = 2\n",
+    )
+    .unwrap();
+    let script = script(&[EXPORT, FINISH, TO_SIGMOID, FINISH, SIGMOID_TO_RELU, FINISH]);
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(outcome.exit_code, exit::STAGE_FAILED);
+    assert_eq!(outcome.outcome, Outcome::Failed);
+    assert!(!find(&events, |e| matches!(
+        e,
+        Event::BudgetExhausted {
+            budget: BudgetKind::Attempts,
+            ..
+        }
+    ))
+    .is_empty());
+    let report = report_json(&outcome);
+    assert_eq!(report["outcome"], "failed");
+    assert_eq!(report["stages"][2]["status"], "failed");
+    assert_eq!(report["stages"][2]["attempts"], 2);
+}
+
+#[tokio::test]
+async fn the_same_failure_twice_ends_the_stage_early() {
+    let project = git_project();
+    // Attempt budget 3, but the model changes nothing: attempt 2 fails exactly like attempt 1.
+    let script = script(&[EXPORT, FINISH, FINISH, FINISH]);
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(
+        outcome.exit_code,
+        exit::STAGE_FAILED,
+        "{:?}",
+        kinds(&events)
+    );
+    let exhausted = find(&events, |e| matches!(e, Event::BudgetExhausted { .. }));
+    assert!(
+        matches!(
+            exhausted.last(),
+            Some(Event::BudgetExhausted {
+                budget: BudgetKind::NoProgress,
+                ..
+            })
+        ),
+        "{exhausted:?}"
+    );
+    assert_eq!(report_json(&outcome)["stages"][2]["attempts"], 2);
+}
+
+#[tokio::test]
+async fn calls_outside_the_workspace_are_rejected_and_write_nothing() {
+    let project = git_project();
+    // A file next to the project that an escaping edit would change.
+    let victim = project
+        .path()
+        .join("..")
+        .join(format!("victim-{}.py", aipc::session::new_session_id()));
+    std::fs::write(&victim, "{\"op\": \"relu\"}\n").unwrap();
+    let victim = victim.canonicalize().unwrap();
+    let edit = |path: &str| {
+        format!(
+            r#"{{"tool": "edit_file", "args": {{"path": "{path}", "search": "relu", "replace": "tanh"}}}}"#
+        )
+    };
+    let name = victim.file_name().unwrap().to_str().unwrap();
+    // The worktree sits at <project>/.aipc/sessions/<id>/worktree: climb out of it and the project.
+    let relative = edit(&format!("../../../../../{name}"));
+    let absolute = edit(victim.to_str().unwrap());
+    let script = script(&[EXPORT, FINISH, &relative, &absolute, RELU_TO_TANH, FINISH]);
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "{\"op\": \"relu\"}\n"
+    );
+    let failed: Vec<_> = find(&events, |e| {
+        matches!(e, Event::ToolCallFinished { ok: false, .. })
+    });
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    for event in failed {
+        let Event::ToolCallFinished { observation, .. } = event else {
+            unreachable!()
+        };
+        assert!(observation.contains("outside"), "{observation}");
+    }
+}
+
+#[tokio::test]
+async fn a_hanging_check_is_killed_with_its_children() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[[stage]]\nname = \"export\"\n[[stage.check]]\nname = \"export runs\"\ncommand = \"sleep 97 & sleep 97\"\ntimeout_s = 1\n",
+    )
+    .unwrap();
+    let script = script(&[FINISH, FINISH]);
+    let started = Instant::now();
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(outcome.exit_code, exit::STAGE_FAILED);
+    // Two attempts, each a 1 s timeout plus the kill grace.
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let results = find(&events, |e| {
+        matches!(e, Event::CheckResult { passed: false, .. })
+    });
+    assert!(
+        matches!(results[0], Event::CheckResult { detail, .. } if detail.contains("timed out")),
+        "{results:?}"
+    );
+    assert!(no_process_with_args("sleep 97"), "a sleep survived");
+}
+
+fn no_process_with_args(needle: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().all(|entry| {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        !cmdline.trim().eq(needle)
+    })
+}
+
+#[tokio::test]
+async fn a_question_in_batch_mode_is_an_escalation() {
+    let project = git_project();
+    let ask = r#"{"tool": "ask_human", "args": {"question": "which activation?"}}"#;
+    let (outcome, events) = run(engine(
+        project.path(),
+        &script(&[EXPORT, FINISH, ask]),
+        batch(),
+    ))
+    .await;
+    assert_eq!(outcome.exit_code, exit::STAGE_FAILED);
+    assert!(!find(&events, |e| matches!(
+        e,
+        Event::BudgetExhausted {
+            budget: BudgetKind::HumanNeeded,
+            ..
+        }
+    ))
+    .is_empty());
+}
+
+#[tokio::test]
+async fn a_script_that_runs_out_is_a_model_error() {
+    let project = git_project();
+    let (outcome, _) = run(engine(project.path(), &script(&[EXPORT]), batch())).await;
+    assert_eq!(outcome.exit_code, exit::MODEL);
+    assert_eq!(outcome.outcome, Outcome::Error);
+    assert_eq!(report_json(&outcome)["outcome"], "error");
+}
+
+#[tokio::test]
+async fn invalid_replies_are_fed_back_not_fatal() {
+    let project = git_project();
+    let script = script(&[
+        "\"I think I should export\"",
+        r#"{"tool": "launch_rockets", "args": {}}"#,
+        EXPORT,
+        FINISH,
+        RELU_TO_TANH,
+        FINISH,
+    ]);
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed);
+    assert_eq!(
+        find(&events, |e| matches!(e, Event::ModelInvalidCall { .. })).len(),
+        2
+    );
+}
+
+/// Drive an interactive session: `respond` sees each event and may answer with commands.
+async fn interactive_run(
+    project: &std::path::Path,
+    script: &str,
+    mut respond: impl FnMut(&Event) -> Vec<Command> + Send + 'static,
+) -> (aipc::engine::RunOutcome, Vec<aipc::protocol::EventEnvelope>) {
+    let harness = engine(project, script, interactive());
+    let mut events = harness.engine.subscribe();
+    let commands = harness.commands.clone();
+    let responder = tokio::spawn(async move {
+        while let Ok(envelope) = events.recv().await {
+            for command in respond(&envelope.event) {
+                let _ = commands.send(command);
+            }
+        }
+    });
+    let result = tokio::time::timeout(Duration::from_secs(60), run(harness))
+        .await
+        .expect("interactive session did not finish");
+    responder.abort();
+    result
+}
+
+#[tokio::test]
+async fn ask_policy_waits_for_approval_and_a_rejection_reaches_the_model() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[defaults.tools]\nrun = \"ask\"\n",
+    )
+    .unwrap();
+    let mut seen_run = 0;
+    let (outcome, events) = interactive_run(
+        project.path(),
+        &script(&[EXPORT, EXPORT, FINISH, RELU_TO_TANH, FINISH]),
+        move |event| match event {
+            Event::ToolCallProposed {
+                call_id,
+                policy: Policy::Ask,
+                ..
+            } => {
+                seen_run += 1;
+                if seen_run == 1 {
+                    vec![Command::Reject {
+                        call_id: call_id.clone(),
+                        reason: "not yet".into(),
+                    }]
+                } else {
+                    vec![Command::Approve {
+                        call_id: call_id.clone(),
+                    }]
+                }
+            }
+            _ => vec![],
+        },
+    )
+    .await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let rejected = find(
+        &events,
+        |e| matches!(e, Event::ToolCallRejected { by, .. } if by == "human"),
+    );
+    assert_eq!(rejected.len(), 1);
+    // The model saw the rejection as its next observation.
+    let saw_rejection = events.iter().any(|e| match &e.event {
+        Event::ModelRequest { new_messages, .. } => new_messages
+            .iter()
+            .any(|(_, text)| text.contains("rejected by the engineer] not yet")),
+        _ => false,
+    });
+    assert!(saw_rejection);
+    // One rejection, one approval.
+    assert_eq!(report_json(&outcome)["human_interventions"], 2);
+}
+
+#[tokio::test]
+async fn interactive_escalation_pauses_and_retry_continues() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[[stage]]\nname = \"validate\"\nattempts = 1\n",
+    )
+    .unwrap();
+    let (outcome, events) = interactive_run(
+        project.path(),
+        &script(&[EXPORT, FINISH, FINISH, RELU_TO_TANH, FINISH]),
+        |event| match event {
+            Event::Paused { reason } if reason.contains("needs you") => vec![Command::RetryStage {
+                extra_attempts: Some(1),
+            }],
+            _ => vec![],
+        },
+    )
+    .await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    assert_eq!(report_json(&outcome)["stages"][2]["attempts"], 2);
+}
+
+#[tokio::test]
+async fn abort_at_an_approval_prompt_never_runs_the_call() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[defaults.tools]\nrun = \"ask\"\n",
+    )
+    .unwrap();
+    let (outcome, events) =
+        interactive_run(
+            project.path(),
+            &script(&[EXPORT, FINISH]),
+            |event| match event {
+                Event::ToolCallProposed { .. } => vec![Command::Abort],
+                _ => vec![],
+            },
+        )
+        .await;
+    assert_eq!(outcome.exit_code, exit::ABORTED);
+    assert_eq!(outcome.outcome, Outcome::Aborted);
+    assert!(find(&events, |e| matches!(e, Event::ToolCallStarted { .. })).is_empty());
+}
+
+#[tokio::test]
+async fn takeover_records_the_engineers_diff_and_shows_it_to_the_model() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[[stage]]\nname = \"validate\"\n[stage.tools]\nread_file = \"ask\"\n",
+    )
+    .unwrap();
+    let read = r#"{"tool": "read_file", "args": {"path": "export.py"}}"#;
+    let worktree = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    let seen = worktree.clone();
+    let pending = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    let (outcome, events) = interactive_run(
+        project.path(),
+        &script(&[EXPORT, FINISH, read, FINISH]),
+        move |event| match event {
+            Event::SessionStarted { worktree, .. } => {
+                *seen.lock().unwrap() = Some(worktree.clone());
+                vec![]
+            }
+            Event::ToolCallProposed {
+                policy: Policy::Ask,
+                call_id,
+                ..
+            } => {
+                *pending.lock().unwrap() = Some(call_id.clone());
+                vec![Command::TakeoverBegin]
+            }
+            Event::Paused { reason } if reason.contains("taken over") => {
+                // The engineer fixes the exporter by hand, then hands back and lets the call run.
+                let dir = seen.lock().unwrap().clone().unwrap();
+                let path = std::path::Path::new(&dir).join("export.py");
+                let text = std::fs::read_to_string(&path).unwrap();
+                std::fs::write(
+                    &path,
+                    text.replace("{\"op\": \"relu\"}", "{\"op\": \"tanh\"}"),
+                )
+                .unwrap();
+                vec![Command::TakeoverEnd {
+                    note: Some("fixed the activation".into()),
+                }]
+            }
+            Event::HumanAction { action, .. } if action == "takeover_end" => {
+                vec![Command::Approve {
+                    call_id: pending.lock().unwrap().clone().unwrap(),
+                }]
+            }
+            _ => vec![],
+        },
+    )
+    .await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let handback = find(
+        &events,
+        |e| matches!(e, Event::HumanAction { action, .. } if action == "takeover_end"),
+    );
+    let Event::HumanAction { diffs, detail, .. } = handback[0] else {
+        unreachable!()
+    };
+    assert_eq!(detail, "fixed the activation");
+    assert_eq!(diffs.len(), 1);
+    assert!(
+        diffs[0].unified.contains("+        {\"op\": \"tanh\"},"),
+        "{}",
+        diffs[0].unified
+    );
+    let shown = events.iter().any(|e| match &e.event {
+        Event::ModelRequest { new_messages, .. } => new_messages
+            .iter()
+            .any(|(_, text)| text.contains("The engineer took over")),
+        _ => false,
+    });
+    assert!(shown, "the model was not told about the takeover");
+}
+
+#[tokio::test]
+async fn rollback_restores_files_and_redoes_the_stages_after_the_checkpoint() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[[stage]]\nname = \"validate\"\nattempts = 1\n",
+    )
+    .unwrap();
+    let mut rolled_back = false;
+    let (outcome, events) = interactive_run(
+        project.path(),
+        // validate attempt 1: a wrong edit, checks fail, escalation → rollback to export;
+        // validate again from the export checkpoint (relu restored): the right edit.
+        &script(&[EXPORT, FINISH, TO_SIGMOID, FINISH, RELU_TO_TANH, FINISH]),
+        move |event| match event {
+            Event::Paused { reason } if reason.contains("needs you") && !rolled_back => {
+                rolled_back = true;
+                vec![Command::RollbackTo {
+                    tag: "export".into(),
+                }]
+            }
+            _ => vec![],
+        },
+    )
+    .await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    assert_eq!(
+        find(&events, |e| matches!(e, Event::RolledBack { .. })).len(),
+        1
+    );
+    // RELU_TO_TANH applied cleanly, so the sigmoid edit was undone by the rollback.
+    let edits_ok = find(
+        &events,
+        |e| matches!(e, Event::ToolCallFinished { ok: true, observation, .. } if observation.starts_with("edited")),
+    );
+    assert_eq!(edits_ok.len(), 2, "{edits_ok:?}");
+}
