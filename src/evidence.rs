@@ -193,9 +193,13 @@ fn fallback_signature(failure: &Failure) -> String {
     if let Some(code) = failure.exit_code {
         parts.push(format!("exit:{code}"));
     }
-    parts.extend(failure.gate_failures.iter().cloned());
-    if let Some(line) = telling_line(&failure.log) {
-        parts.push(normalise(line));
+    if failure.gate_failures.is_empty() {
+        if let Some(line) = telling_line(&failure.log) {
+            parts.push(normalise(line));
+        }
+    } else {
+        // The measured values are the failure; the metrics line would only repeat them.
+        parts.extend(failure.gate_failures.iter().cloned());
     }
     parts.join("|")
 }

@@ -109,7 +109,8 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             if *passed {
                 format!("    passed{gates}")
             } else {
-                format!("    FAILED: {detail}{gates}")
+                // The detail already names the gates that were not met.
+                format!("    FAILED: {detail}")
             }
         }
         Event::EvidenceCollected { evidence, .. } => format!(
