@@ -309,11 +309,24 @@ async fn invalid_replies_are_fed_back_not_fatal() {
 async fn interactive_run(
     project: &std::path::Path,
     script: &str,
+    respond: impl FnMut(&Event) -> Vec<Command> + Send + 'static,
+) -> (aipc::engine::RunOutcome, Vec<aipc::protocol::EventEnvelope>) {
+    interactive_run_with(project, script, vec![], respond).await
+}
+
+/// Like [`interactive_run`], with commands queued before the session starts.
+async fn interactive_run_with(
+    project: &std::path::Path,
+    script: &str,
+    initial: Vec<Command>,
     mut respond: impl FnMut(&Event) -> Vec<Command> + Send + 'static,
 ) -> (aipc::engine::RunOutcome, Vec<aipc::protocol::EventEnvelope>) {
     let harness = engine(project, script, interactive());
     let mut events = harness.engine.subscribe();
     let commands = harness.commands.clone();
+    for command in initial {
+        commands.send(command).unwrap();
+    }
     let responder = tokio::spawn(async move {
         while let Ok(envelope) = events.recv().await {
             for command in respond(&envelope.event) {
@@ -537,4 +550,81 @@ async fn rollback_restores_files_and_redoes_the_stages_after_the_checkpoint() {
         |e| matches!(e, Event::ToolCallFinished { ok: true, observation, .. } if observation.starts_with("edited")),
     );
     assert_eq!(edits_ok.len(), 2, "{edits_ok:?}");
+}
+
+#[tokio::test]
+async fn the_token_budget_ends_a_batch_run() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[budgets]\ntotal_tokens = 50\n",
+    )
+    .unwrap();
+    let (outcome, events) = run(engine(project.path(), &demo_script(), batch())).await;
+    assert_eq!(
+        outcome.exit_code,
+        exit::STAGE_FAILED,
+        "{:?}",
+        kinds(&events)
+    );
+    assert!(!find(&events, |e| matches!(
+        e,
+        Event::BudgetExhausted {
+            budget: BudgetKind::Tokens,
+            ..
+        }
+    ))
+    .is_empty());
+}
+
+#[tokio::test]
+async fn step_mode_edit_and_hint_are_honoured() {
+    let project = git_project();
+    let (outcome, events) = interactive_run_with(
+        project.path(),
+        // The model proposes the wrong edit in validate; the engineer edits the call into the
+        // right one. Step mode is on from the start, so every call waits for approval.
+        &script(&[EXPORT, FINISH, TO_SIGMOID, FINISH]),
+        vec![
+            Command::StepMode { on: true },
+            Command::Hint {
+                text: "model.py uses tanh".into(),
+            },
+        ],
+        move |event| match event {
+            Event::ToolCallProposed { call_id, tool, .. } if tool == "edit_file" => {
+                vec![Command::EditCall {
+                    call_id: call_id.clone(),
+                    args: serde_json::json!({
+                        "path": "export.py",
+                        "search": "{\"op\": \"relu\"}",
+                        "replace": "{\"op\": \"tanh\"}"
+                    }),
+                }]
+            }
+            Event::ToolCallProposed { call_id, .. } => vec![Command::Approve {
+                call_id: call_id.clone(),
+            }],
+            _ => vec![],
+        },
+    )
+    .await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    // In step mode even `allow` calls were approved by the human.
+    let by_human = find(
+        &events,
+        |e| matches!(e, Event::ToolCallApproved { by, call_id } if by == "human" && call_id.starts_with("validate")),
+    );
+    assert_eq!(by_human.len(), 2, "{by_human:?}");
+    assert_eq!(
+        find(&events, |e| matches!(e, Event::ToolCallEdited { .. })).len(),
+        1
+    );
+    let hint_seen = events.iter().any(|e| match &e.event {
+        Event::ModelRequest { new_messages, .. } => new_messages
+            .iter()
+            .any(|(_, text)| text.contains("Hint from the engineer: model.py uses tanh")),
+        _ => false,
+    });
+    assert!(hint_seen);
 }
