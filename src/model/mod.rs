@@ -107,6 +107,39 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
+/// How to run a model, whatever the backend (the CLI fills it from flags).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelOptions {
+    /// Context size in tokens (in-process backend).
+    pub context_size: u32,
+    /// Threads for decoding (in-process backend); `None` picks the default.
+    pub threads: Option<u32>,
+    /// Seed for sampling when `temperature > 0`.
+    pub seed: u32,
+    /// 0 means greedy decoding, so runs reproduce.
+    pub temperature: f32,
+    /// HTTP backend: the model name to request (servers with one model ignore it).
+    pub model_name: Option<String>,
+    /// HTTP backend: bearer token, if the server wants one.
+    pub api_key: Option<String>,
+    /// HTTP backend: how long one request may take before it counts as failed.
+    pub request_timeout: std::time::Duration,
+}
+
+impl Default for ModelOptions {
+    fn default() -> Self {
+        ModelOptions {
+            context_size: 8192,
+            threads: None,
+            seed: 42,
+            temperature: 0.0,
+            model_name: None,
+            api_key: None,
+            request_timeout: std::time::Duration::from_secs(300),
+        }
+    }
+}
+
 /// Open the backend a `--model` value names: `scripted:<file>`, a `.gguf` file, or an
 /// `http(s)://host:port/v1` server.
 pub fn open_backend(spec: &str) -> Result<Box<dyn ModelBackend>, ModelError> {
