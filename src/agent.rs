@@ -2,7 +2,10 @@
 //! (one call among the stage's allowed tools), parsing a reply into a [`ToolCall`] with errors a
 //! weak model can act on, and the conversation of one stage attempt.
 
+use crate::contract::StageSpec;
 use crate::model::{Message, Role};
+use crate::prompts::{PromptError, Prompts};
+use crate::protocol::Evidence;
 use serde::{Deserialize, Serialize};
 
 /// A tool as the model sees it: its name, what it does, and its arguments' schema.
@@ -11,6 +14,16 @@ pub struct OfferedTool {
     pub name: String,
     pub description: String,
     pub args_schema: serde_json::Value,
+}
+
+impl From<crate::tools::ToolSpec> for OfferedTool {
+    fn from(spec: crate::tools::ToolSpec) -> Self {
+        OfferedTool {
+            name: spec.name.to_string(),
+            description: spec.description.to_string(),
+            args_schema: spec.schema,
+        }
+    }
 }
 
 /// Longest `thought` the schema allows: enough for a reason, too short for rambling.
@@ -139,7 +152,105 @@ impl Conversation {
     pub fn push(&mut self, role: Role, content: String) {
         self.messages.push(Message::new(role, content));
     }
+
+    /// Total characters of all messages (a size measure that needs no tokenizer).
+    pub fn chars(&self) -> usize {
+        self.messages.iter().map(|m| m.content.len()).sum()
+    }
+
+    /// Make room: fold every tool output except the newest `keep_recent` into a one-line
+    /// summary. The system prompt and the task (goal, evidence) are never folded. Returns how
+    /// many outputs were folded (0 when there was nothing left to fold).
+    pub fn compact(&mut self, keep_recent: usize) -> usize {
+        let tool_positions: Vec<usize> = self
+            .messages
+            .iter()
+            .enumerate()
+            .skip(2)
+            .filter(|(_, m)| m.role == Role::Tool && !m.content.starts_with(FOLDED))
+            .map(|(i, _)| i)
+            .collect();
+        let fold = tool_positions.len().saturating_sub(keep_recent);
+        for &i in &tool_positions[..fold] {
+            let message = &mut self.messages[i];
+            let first = message.content.lines().next().unwrap_or_default();
+            let lines = message.content.lines().count();
+            message.content = format!("{FOLDED} {} ({lines} lines)", clip(first, 120));
+        }
+        fold
+    }
 }
+
+/// What the first messages of a stage attempt are made of.
+pub struct StagePrompt<'a> {
+    pub target: &'a str,
+    pub stage: &'a StageSpec,
+    pub stage_index: usize,
+    pub stage_count: usize,
+    pub tools: &'a [OfferedTool],
+    /// Offered skills as (name, description).
+    pub skills: &'a [(String, String)],
+    /// One line per stage already passed.
+    pub previous: &'a [String],
+    /// For a repair attempt: (attempt, max attempts, the evidence of the last failure).
+    pub repair: Option<(u32, u32, &'a Evidence)>,
+}
+
+/// The system prompt and the task of a stage attempt, rendered from `prompts/`.
+pub fn open_conversation(prompts: &Prompts, p: &StagePrompt<'_>) -> Result<Conversation, PromptError> {
+    let tools: Vec<serde_json::Value> = p
+        .tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name, "description": t.description, "args": t.args_schema.to_string()
+            })
+        })
+        .collect();
+    let skills: Vec<serde_json::Value> = p
+        .skills
+        .iter()
+        .map(|(name, description)| serde_json::json!({"name": name, "description": description}))
+        .collect();
+    let system = prompts.render(
+        "system.md.j2",
+        minijinja::context! {
+            target => p.target,
+            stage => p.stage.name,
+            stage_index => p.stage_index,
+            stage_count => p.stage_count,
+            tools => tools,
+            skills => skills,
+        },
+    )?;
+    let checks: Vec<serde_json::Value> = p
+        .stage
+        .checks
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "name": c.name, "command": c.command, "expect_exit": c.expect_exit,
+                "files": c.files,
+                "gates": c.gates.iter().map(|g| g.source.clone()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut task = prompts.render(
+        "stage.md.j2",
+        minijinja::context! { goal => p.stage.goal, checks => checks, previous => p.previous },
+    )?;
+    if let Some((attempt, max_attempts, evidence)) = p.repair {
+        task.push_str("\n\n");
+        task.push_str(&prompts.render(
+            "repair.md.j2",
+            minijinja::context! { attempt => attempt, max_attempts => max_attempts, evidence => evidence },
+        )?);
+    }
+    Ok(Conversation::new(system, task))
+}
+
+/// Marks a tool output that compaction replaced by its summary.
+pub const FOLDED: &str = "[folded]";
 
 #[cfg(test)]
 mod tests {
@@ -179,6 +290,22 @@ mod tests {
         assert!(parse_reply(r#"{"tool":"read_file","args":3}"#, &allowed())
             .unwrap_err()
             .contains("must be a JSON object"));
+    }
+
+    #[test]
+    fn compaction_folds_old_outputs_and_keeps_goal_and_recent() {
+        let mut c = Conversation::new("system".into(), "goal and evidence".into());
+        for i in 0..4 {
+            c.push(Role::Assistant, format!("{{\"tool\":\"run\",\"n\":{i}}}"));
+            c.push(Role::Tool, format!("[run ok]\n{}", "line\n".repeat(100)));
+        }
+        let before = c.chars();
+        assert_eq!(c.compact(1), 3);
+        assert!(c.chars() < before / 2);
+        assert_eq!(c.messages[1].content, "goal and evidence");
+        assert!(c.messages[3].content.starts_with("[folded] [run ok] (101 lines)"));
+        assert!(c.messages[9].content.contains("line\nline"), "the newest stays whole");
+        assert_eq!(c.compact(1), 0, "nothing left to fold");
     }
 
     #[test]

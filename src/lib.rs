@@ -20,6 +20,7 @@
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`datadir`]: where prompts, skills and the toolbox are found.
 pub mod agent;
+pub mod bench;
 pub mod checkpoint;
 pub mod cli;
 pub mod console;

@@ -61,6 +61,14 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             "    model ({completion_tokens} tokens, {duration_ms} ms): {}",
             clip(text, 160)
         ),
+        Event::Compacted {
+            folded,
+            chars_before,
+            chars_after,
+            ..
+        } => format!(
+            "    context full: folded {folded} older tool outputs ({chars_before} → {chars_after} chars)"
+        ),
         Event::ModelInvalidCall { error, .. } => {
             format!("    model reply was not a valid call: {}", clip(error, 160))
         }

@@ -165,6 +165,14 @@ pub enum Event {
         cached_tokens: u64,
         duration_ms: u64,
     },
+    /// The conversation no longer fit the model's context: older tool outputs were folded
+    /// into one-line summaries (the full outputs stay in this log).
+    Compacted {
+        request_id: u64,
+        folded: usize,
+        chars_before: usize,
+        chars_after: usize,
+    },
     /// The model's reply did not parse as a tool call; it is told so.
     ModelInvalidCall {
         request_id: u64,
@@ -317,6 +325,7 @@ impl Event {
             Event::ModelRequest { .. } => "model_request",
             Event::ModelDelta { .. } => "model_delta",
             Event::ModelResponse { .. } => "model_response",
+            Event::Compacted { .. } => "compacted",
             Event::ModelInvalidCall { .. } => "model_invalid_call",
             Event::ToolCallProposed { .. } => "tool_call_proposed",
             Event::ToolCallApproved { .. } => "tool_call_approved",

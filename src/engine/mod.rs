@@ -604,12 +604,10 @@ impl Engine {
                     text: text.to_string(),
                 })
             };
-            let cancel = self.control.cancel.clone();
-            let reply = tokio::select! {
-                reply = self.model.complete(&request, &mut on_delta) => reply,
-                () = cancel.cancelled() => Err(ModelError::Cancelled),
-            };
-            let reply = match reply {
+            let reply = match self
+                .ask_model(request_id, &mut conversation, request, &mut on_delta)
+                .await
+            {
                 Ok(reply) => reply,
                 Err(ModelError::Cancelled) => return Err(Interrupt::Abort.into()),
                 Err(e) => return Err(Stop::Model(e.to_string())),
@@ -648,6 +646,48 @@ impl Engine {
         Ok(AttemptEnd::TurnsExhausted)
     }
 
+    /// Ask the model; when the conversation no longer fits its context, fold older tool
+    /// outputs and ask again (at most twice), recording each compaction.
+    async fn ask_model(
+        &mut self,
+        request_id: u64,
+        conversation: &mut Conversation,
+        mut request: ModelRequest,
+        on_delta: &mut (dyn for<'s> FnMut(&'s str) + Send),
+    ) -> Result<crate::model::ModelReply, ModelError> {
+        let cancel = self.control.cancel.clone();
+        let mut fold_steps = [2usize, 0].into_iter();
+        loop {
+            let reply = tokio::select! {
+                reply = self.model.complete(&request, on_delta) => reply,
+                () = cancel.cancelled() => Err(ModelError::Cancelled),
+            };
+            let Err(ModelError::ContextOverflow { .. }) = &reply else {
+                return reply;
+            };
+            let chars_before = conversation.chars();
+            let folded = loop {
+                match fold_steps.next() {
+                    Some(keep_recent) => {
+                        let folded = conversation.compact(keep_recent);
+                        if folded > 0 {
+                            break folded;
+                        }
+                    }
+                    // Nothing left to fold: the overflow stands.
+                    None => return reply,
+                }
+            };
+            self.bus.emit(Event::Compacted {
+                request_id,
+                folded,
+                chars_before,
+                chars_after: conversation.chars(),
+            });
+            request.messages = conversation.messages.clone();
+        }
+    }
+
     fn open_conversation(
         &self,
         index: usize,
@@ -657,45 +697,11 @@ impl Engine {
         max_attempts: u32,
         evidence: Option<&Evidence>,
     ) -> Result<Conversation, Stop> {
-        let prompts = &self.setup.prompts;
-        let render_error = |e: crate::prompts::PromptError| Stop::Engine(e.to_string());
-        let tools: Vec<serde_json::Value> = offered
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "name": t.name, "description": t.description, "args": t.args_schema.to_string()
-                })
-            })
-            .collect();
-        let skills: Vec<serde_json::Value> = self
+        let skills: Vec<(String, String)> = self
             .offered_skills(stage)
             .iter()
             .filter_map(|name| self.setup.skills.get(name))
-            .map(|s| serde_json::json!({"name": s.name, "description": s.description}))
-            .collect();
-        let system = prompts
-            .render(
-                "system.md.j2",
-                minijinja::context! {
-                    target => self.setup.contract.target,
-                    stage => stage.name,
-                    stage_index => index,
-                    stage_count => self.setup.contract.stages.len(),
-                    tools => tools,
-                    skills => skills,
-                },
-            )
-            .map_err(render_error)?;
-        let checks: Vec<serde_json::Value> = stage
-            .checks
-            .iter()
-            .map(|c| {
-                serde_json::json!({
-                    "name": c.name, "command": c.command, "expect_exit": c.expect_exit,
-                    "files": c.files,
-                    "gates": c.gates.iter().map(|g| g.source.clone()).collect::<Vec<_>>(),
-                })
-            })
+            .map(|s| (s.name.clone(), s.description.clone()))
             .collect();
         let previous: Vec<String> = self
             .done
@@ -703,24 +709,20 @@ impl Engine {
             .take(index)
             .map(|(name, summary)| format!("{name}: {summary}"))
             .collect();
-        let mut task = prompts
-            .render(
-                "stage.md.j2",
-                minijinja::context! { goal => stage.goal, checks => checks, previous => previous },
-            )
-            .map_err(render_error)?;
-        if let Some(evidence) = evidence {
-            task.push_str("\n\n");
-            task.push_str(
-                &prompts
-                    .render(
-                        "repair.md.j2",
-                        minijinja::context! { attempt => attempt, max_attempts => max_attempts, evidence => evidence },
-                    )
-                    .map_err(render_error)?,
-            );
-        }
-        Ok(Conversation::new(system, task))
+        agent::open_conversation(
+            &self.setup.prompts,
+            &agent::StagePrompt {
+                target: &self.setup.contract.target,
+                stage,
+                stage_index: index,
+                stage_count: self.setup.contract.stages.len(),
+                tools: offered,
+                skills: &skills,
+                previous: &previous,
+                repair: evidence.map(|evidence| (attempt, max_attempts, evidence)),
+            },
+        )
+        .map_err(|e| Stop::Engine(e.to_string()))
     }
 
     /// Propose, decide, run one call; the observation (or the stage's end) comes back.
@@ -1120,11 +1122,7 @@ impl Engine {
                         .is_some_and(|policy| *policy != Policy::Deny);
                 allowed && (spec.name != "load_skill" || has_skills)
             })
-            .map(|spec| OfferedTool {
-                name: spec.name.to_string(),
-                description: spec.description.to_string(),
-                args_schema: spec.schema,
-            })
+            .map(OfferedTool::from)
             .collect()
     }
 

@@ -3,6 +3,7 @@
 //! and timings. Backends: [`scripted`] (prepared replies from a file, for tests and demos); the
 //! in-process llama.cpp and OpenAI-compatible HTTP backends plug in behind the same trait.
 
+pub mod llama;
 pub mod scripted;
 
 use async_trait::async_trait;
@@ -87,6 +88,12 @@ pub enum ModelError {
     Backend(String),
     #[error("model request cancelled")]
     Cancelled,
+    #[error("the prompt has {prompt_tokens} tokens and the reply may need {max_reply}, more than the context of {context}")]
+    ContextOverflow {
+        prompt_tokens: u64,
+        max_reply: u32,
+        context: u32,
+    },
 }
 
 /// A language model the engine can ask for the next tool call.
