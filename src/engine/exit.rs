@@ -8,9 +8,11 @@ pub const STAGE_FAILED: i32 = 1;
 /// Bad command line or contract.
 pub const USAGE: i32 = 2;
 /// The toolchain or environment is missing or broken (a checks-only environment stage failed,
-/// git or the file system failed).
+/// git or the file system failed, `aipc model fetch` failed).
 pub const ENVIRONMENT: i32 = 3;
 /// Aborted by the engineer or a signal.
 pub const ABORTED: i32 = 4;
-/// The model backend failed (missing model file, server unreachable, script exhausted).
+/// The model backend failed (missing model file, including no `--model` and no fetched default
+/// model; server unreachable; script exhausted), or `aipc model info` was given a file that is
+/// missing or not a complete GGUF.
 pub const MODEL: i32 = 5;

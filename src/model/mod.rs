@@ -1,10 +1,15 @@
 //! The model interface: a [`ModelBackend`] takes messages plus the JSON schema of the tool calls
 //! the current stage allows, streams text deltas and returns the whole reply with token counts
-//! and timings. Backends: [`scripted`] (prepared replies from a file, for tests and demos); the
-//! in-process llama.cpp and OpenAI-compatible HTTP backends plug in behind the same trait.
+//! and timings. Backends: [`llama`] (in-process llama.cpp, the default), [`scripted`] (prepared
+//! replies from a file, for tests and demos), and the OpenAI-compatible HTTP backend.
+//! Around them: [`gguf`] reads a GGUF file's metadata without loading it, [`describe`] renders
+//! it for people, and [`store`] says where models live and fetches the default one.
 
+pub mod describe;
+pub mod gguf;
 pub mod llama;
 pub mod scripted;
+pub mod store;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -147,9 +152,13 @@ impl Default for ModelOptions {
     }
 }
 
-/// Open the backend a `--model` value names: `scripted:<file>`, a `.gguf` file, or an
-/// `http(s)://host:port/v1` server.
-pub fn open_backend(spec: &str) -> Result<Box<dyn ModelBackend>, ModelError> {
+/// Open the backend a `--model` value names: `scripted:<file>`, `http(s)://host:port/v1`, or
+/// a GGUF file run in-process (`prompts_dir` holds the base-model prompt format).
+pub fn open_backend(
+    spec: &str,
+    options: &ModelOptions,
+    prompts_dir: &std::path::Path,
+) -> Result<Box<dyn ModelBackend>, ModelError> {
     if let Some(file) = spec.strip_prefix("scripted:") {
         return Ok(Box::new(scripted::ScriptedBackend::load(
             std::path::Path::new(file),
@@ -158,16 +167,13 @@ pub fn open_backend(spec: &str) -> Result<Box<dyn ModelBackend>, ModelError> {
     if spec.starts_with("http://") || spec.starts_with("https://") {
         return Err(ModelError::Setup(format!(
             "--model {spec}: the OpenAI-compatible HTTP backend is not part of this build yet; \
-             use --model scripted:<replies.jsonl>"
+             use a .gguf file or scripted:<replies.jsonl>"
         )));
     }
-    if spec.ends_with(".gguf") {
-        return Err(ModelError::Setup(format!(
-            "--model {spec}: the in-process llama.cpp backend is not part of this build yet; \
-             use --model scripted:<replies.jsonl>"
-        )));
-    }
-    Err(ModelError::Setup(format!(
-        "--model {spec}: expected scripted:<file>, a .gguf file, or http://host:port/v1"
-    )))
+    Ok(Box::new(llama::LlamaCppBackend::load(
+        std::path::Path::new(spec),
+        prompts_dir,
+        options,
+        true,
+    )?))
 }

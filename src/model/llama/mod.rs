@@ -38,12 +38,8 @@ impl LlamaCppBackend {
         options: &ModelOptions,
         reuse_kv: bool,
     ) -> Result<Self, ModelError> {
-        if !path.is_file() {
-            return Err(ModelError::Setup(format!(
-                "{}: no such model file",
-                path.display()
-            )));
-        }
+        // Read the header first: llama.cpp must never see a file that is not a whole GGUF.
+        crate::model::gguf::read_info(path).map_err(|e| ModelError::Setup(e.to_string()))?;
         let config = WorkerConfig {
             model_path: path.to_path_buf(),
             prompts_dir: prompts_dir.to_path_buf(),
