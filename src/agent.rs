@@ -197,7 +197,10 @@ pub struct StagePrompt<'a> {
 }
 
 /// The system prompt and the task of a stage attempt, rendered from `prompts/`.
-pub fn open_conversation(prompts: &Prompts, p: &StagePrompt<'_>) -> Result<Conversation, PromptError> {
+pub fn open_conversation(
+    prompts: &Prompts,
+    p: &StagePrompt<'_>,
+) -> Result<Conversation, PromptError> {
     let tools: Vec<serde_json::Value> = p
         .tools
         .iter()
@@ -303,8 +306,13 @@ mod tests {
         assert_eq!(c.compact(1), 3);
         assert!(c.chars() < before / 2);
         assert_eq!(c.messages[1].content, "goal and evidence");
-        assert!(c.messages[3].content.starts_with("[folded] [run ok] (101 lines)"));
-        assert!(c.messages[9].content.contains("line\nline"), "the newest stays whole");
+        assert!(c.messages[3]
+            .content
+            .starts_with("[folded] [run ok] (101 lines)"));
+        assert!(
+            c.messages[9].content.contains("line\nline"),
+            "the newest stays whole"
+        );
         assert_eq!(c.compact(1), 0, "nothing left to fold");
     }
 

@@ -58,7 +58,10 @@ pub enum BenchError {
 }
 
 /// Run every measurement.
-pub async fn run(config: &BenchConfig, progress: &mut dyn FnMut(&str)) -> Result<BenchReport, BenchError> {
+pub async fn run(
+    config: &BenchConfig,
+    progress: &mut dyn FnMut(&str),
+) -> Result<BenchReport, BenchError> {
     let options = ModelOptions {
         context_size: (config.prompt_tokens + config.decode_tokens + 1024).max(4096),
         threads: Some(config.threads),
@@ -140,11 +143,20 @@ impl BenchReport {
     pub fn to_text(&self) -> String {
         let mut out = format!("model {} on {} threads\n", self.model, self.threads);
         let vs = |ours: f64, theirs: Option<f64>| match theirs {
-            Some(t) => format!("{ours:>8.1} tok/s   llama-bench {t:>8.1} tok/s   ratio {:.2}", ours / t),
+            Some(t) => format!(
+                "{ours:>8.1} tok/s   llama-bench {t:>8.1} tok/s   ratio {:.2}",
+                ours / t
+            ),
             None => format!("{ours:>8.1} tok/s"),
         };
-        out.push_str(&format!("prompt processing    {}\n", vs(self.prompt_tps, self.llama_bench_prompt_tps)));
-        out.push_str(&format!("decode               {}\n", vs(self.decode_tps, self.llama_bench_decode_tps)));
+        out.push_str(&format!(
+            "prompt processing    {}\n",
+            vs(self.prompt_tps, self.llama_bench_prompt_tps)
+        ));
+        out.push_str(&format!(
+            "decode               {}\n",
+            vs(self.decode_tps, self.llama_bench_decode_tps)
+        ));
         out.push_str(&format!(
             "constrained decode   {:>8.1} tok/s   ratio to unconstrained {:.2}\n",
             self.constrained_decode_tps, self.constrained_ratio

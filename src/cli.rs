@@ -5,11 +5,11 @@
 use crate::contract::{available_targets, Contract};
 use crate::engine::{exit, Engine, EngineOptions, EngineSetup};
 use crate::evidence::Classifier;
+use crate::model::ModelOptions;
 use crate::model::{describe, gguf, open_backend, store};
 use crate::prompts::Prompts;
 use crate::skills::SkillSet;
 use crate::{console, datadir, printer, session};
-use crate::model::ModelOptions;
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -96,6 +96,15 @@ struct ModelArgs {
     temperature: f32,
     #[arg(long, default_value_t = 42)]
     seed: u32,
+    /// HTTP model: the model name to request (default: the first one the server lists).
+    #[arg(long)]
+    model_name: Option<String>,
+    /// HTTP model: bearer token, if the server wants one.
+    #[arg(long, env = "AIPC_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
+    /// HTTP model: seconds one model request may take, retries included.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    request_timeout_s: u64,
 }
 
 impl ModelArgs {
@@ -105,7 +114,9 @@ impl ModelArgs {
             threads: self.threads,
             temperature: self.temperature,
             seed: self.seed,
-            ..ModelOptions::default()
+            model_name: self.model_name.clone(),
+            api_key: self.api_key.clone(),
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_s),
         }
     }
 }

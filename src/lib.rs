@@ -6,8 +6,8 @@
 //! - [`contract`]: the deployment contract (target contract + project `aipc.toml`), gates.
 //! - [`engine`]: the stage loop, bounded repair, checks, budgets, commands, the event bus.
 //! - [`agent`]: the tool-call schema, reply parsing, the conversation of an attempt.
-//! - [`model`]: the `ModelBackend` trait and its backends (scripted), the GGUF metadata reader,
-//!   the model store (where models live, fetching the default one).
+//! - [`model`]: the `ModelBackend` trait and its backends (in-process llama.cpp, OpenAI-compatible
+//!   HTTP, scripted), the GGUF metadata reader, the model store (fetching the default model).
 //! - [`tools`]: the tools the model calls, confined to the session worktree.
 //! - [`evidence`]: failed checks reduced to signatures, facts and candidate fixes.
 //! - [`skills`]: Agent Skills (`skills/<name>/SKILL.md`) the model can load.

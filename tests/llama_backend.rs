@@ -18,8 +18,7 @@ fn data_dir() -> PathBuf {
 }
 
 fn model_path() -> PathBuf {
-    let path = PathBuf::from(std::env::var("HOME").unwrap())
-        .join(".cache/aipc/models/gemma-3-270m-q4_k_m.gguf");
+    let path = aipc::model::store::default_model_path();
     assert!(
         path.is_file(),
         "the default model is missing at {}: run `aipc model fetch` (or .ci/run)",
@@ -33,8 +32,13 @@ fn load(reuse_kv: bool) -> LlamaCppBackend {
         context_size: 4096,
         ..ModelOptions::default()
     };
-    LlamaCppBackend::load(&model_path(), &data_dir().join("prompts"), &options, reuse_kv)
-        .unwrap()
+    LlamaCppBackend::load(
+        &model_path(),
+        &data_dir().join("prompts"),
+        &options,
+        reuse_kv,
+    )
+    .unwrap()
 }
 
 fn tools(names: &[&str]) -> Vec<OfferedTool> {
@@ -59,17 +63,44 @@ fn stage(name: &str, goal: &str, gates: &[&str]) -> StageSpec {
 /// Twenty different situations a stage can be in: goals, tool sets, histories, repairs.
 fn scenarios(prompts: &Prompts) -> Vec<(Conversation, Vec<String>)> {
     let all = [
-        "read_file", "list_dir", "search", "edit_file", "write_file", "apply_patch", "run",
-        "finish_stage", "ask_human",
+        "read_file",
+        "list_dir",
+        "search",
+        "edit_file",
+        "write_file",
+        "apply_patch",
+        "run",
+        "finish_stage",
+        "ask_human",
     ];
     let few = ["read_file", "run", "finish_stage"];
     let edit = ["read_file", "edit_file", "run", "finish_stage"];
     let goals: [(&str, &str, &[&str]); 5] = [
-        ("export", "Export the model to ONNX with python3 export.py (opset 18).", &[]),
-        ("inspect", "List the inputs, outputs and operators of build/model.onnx.", &[]),
-        ("quantize", "Quantize build/model.onnx to static INT8 with 64 calibration samples.", &["cosine >= 0.95", "top1_agreement >= 0.98"]),
-        ("validate", "Make the exported artifact agree with the eager model.", &["cosine >= 0.999"]),
-        ("performance", "Bring p50 latency under 5 ms with 2 threads.", &["p50_ms <= 5"]),
+        (
+            "export",
+            "Export the model to ONNX with python3 export.py (opset 18).",
+            &[],
+        ),
+        (
+            "inspect",
+            "List the inputs, outputs and operators of build/model.onnx.",
+            &[],
+        ),
+        (
+            "quantize",
+            "Quantize build/model.onnx to static INT8 with 64 calibration samples.",
+            &["cosine >= 0.95", "top1_agreement >= 0.98"],
+        ),
+        (
+            "validate",
+            "Make the exported artifact agree with the eager model.",
+            &["cosine >= 0.999"],
+        ),
+        (
+            "performance",
+            "Bring p50 latency under 5 ms with 2 threads.",
+            &["p50_ms <= 5"],
+        ),
     ];
     let evidence = Evidence {
         signature: "onnx.unsupported_op".into(),
@@ -138,7 +169,9 @@ async fn every_constrained_reply_is_a_valid_call_and_greedy_reproduces() {
     for (i, (conversation, allowed)) in scenarios.iter().enumerate() {
         let mut streamed = String::new();
         let reply = model
-            .complete(&request(conversation, allowed), &mut |d| streamed.push_str(d))
+            .complete(&request(conversation, allowed), &mut |d| {
+                streamed.push_str(d)
+            })
             .await
             .unwrap();
         eprintln!(
@@ -173,8 +206,14 @@ async fn kv_reuse_changes_the_work_not_the_output() {
     let mut fresh = load(false);
     for turn in 0..3 {
         let req = request(&conversation, &allowed);
-        let a = reusing.generate(&req, Some(req.call_schema.clone()), &mut |_| {}).await.unwrap();
-        let b = fresh.generate(&req, Some(req.call_schema.clone()), &mut |_| {}).await.unwrap();
+        let a = reusing
+            .generate(&req, Some(req.call_schema.clone()), &mut |_| {})
+            .await
+            .unwrap();
+        let b = fresh
+            .generate(&req, Some(req.call_schema.clone()), &mut |_| {})
+            .await
+            .unwrap();
         assert_eq!(a.text, b.text, "turn {turn}: reuse changed the output");
         assert_eq!(b.reused_tokens, 0);
         if turn > 0 {
@@ -187,7 +226,10 @@ async fn kv_reuse_changes_the_work_not_the_output() {
             assert!(a.reused_tokens > a.prompt_tokens / 2, "turn {turn}: {a:?}");
         }
         conversation.push(Role::Assistant, a.text.clone());
-        conversation.push(Role::Tool, format!("[tool ok]\nobservation for turn {turn}: 3 files, 120 lines"));
+        conversation.push(
+            Role::Tool,
+            format!("[tool ok]\nobservation for turn {turn}: 3 files, 120 lines"),
+        );
     }
 }
 
@@ -208,6 +250,9 @@ fn bad_model_files_give_one_line_errors() {
             .unwrap()
             .to_string();
         assert!(!err.contains('\n'), "{err}");
-        assert!(err.contains(path.file_name().unwrap().to_str().unwrap()), "{err}");
+        assert!(
+            err.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{err}"
+        );
     }
 }

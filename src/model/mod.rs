@@ -1,13 +1,15 @@
 //! The model interface: a [`ModelBackend`] takes messages plus the JSON schema of the tool calls
 //! the current stage allows, streams text deltas and returns the whole reply with token counts
-//! and timings. Backends: [`llama`] (in-process llama.cpp, the default), [`scripted`] (prepared
-//! replies from a file, for tests and demos), and the OpenAI-compatible HTTP backend.
-//! Around them: [`gguf`] reads a GGUF file's metadata without loading it, [`describe`] renders
-//! it for people, and [`store`] says where models live and fetches the default one.
+//! and timings. Backends: [`llama`] (in-process llama.cpp, the default), [`openai`] (an
+//! OpenAI-compatible HTTP server such as llama-server, vLLM or Ollama) and [`scripted`]
+//! (prepared replies from a file, for tests and demos). Around them: [`gguf`] reads a GGUF
+//! file's metadata without loading it, [`describe`] renders it for people, and [`store`] says
+//! where models live and fetches the default one.
 
 pub mod describe;
 pub mod gguf;
 pub mod llama;
+pub mod openai;
 pub mod scripted;
 pub mod store;
 
@@ -152,8 +154,9 @@ impl Default for ModelOptions {
     }
 }
 
-/// Open the backend a `--model` value names: `scripted:<file>`, `http(s)://host:port/v1`, or
-/// a GGUF file run in-process (`prompts_dir` holds the base-model prompt format).
+/// Open the backend a `--model` value names: `scripted:<file>`, an `http://host:port/v1`
+/// server (`https://` is refused: this build has no TLS), or a GGUF file run in-process
+/// (`prompts_dir` holds the base-model prompt format).
 pub fn open_backend(
     spec: &str,
     options: &ModelOptions,
@@ -165,10 +168,7 @@ pub fn open_backend(
         )?));
     }
     if spec.starts_with("http://") || spec.starts_with("https://") {
-        return Err(ModelError::Setup(format!(
-            "--model {spec}: the OpenAI-compatible HTTP backend is not part of this build yet; \
-             use a .gguf file or scripted:<replies.jsonl>"
-        )));
+        return Ok(Box::new(openai::OpenAiBackend::connect(spec, options)?));
     }
     Ok(Box::new(llama::LlamaCppBackend::load(
         std::path::Path::new(spec),

@@ -16,7 +16,7 @@ pub enum PromptFormat {
     Chat(LlamaChatTemplate),
     /// The base-model document format.
     Base {
-        env: Environment<'static>,
+        env: Box<Environment<'static>>,
         few_shot: String,
     },
 }
@@ -49,7 +49,7 @@ impl PromptFormat {
         env.add_template_owned("base_model.j2".to_string(), source)
             .map_err(|e| ModelError::Setup(format!("prompts/base_model.j2 does not parse: {e}")))?;
         Ok(PromptFormat::Base {
-            env,
+            env: Box::new(env),
             few_shot: few_shot.trim_end().to_string(),
         })
     }
@@ -73,7 +73,9 @@ impl PromptFormat {
                             Role::Tool => ("user", format!("Observation:\n{}", m.content)),
                         };
                         LlamaChatMessage::new(role.to_string(), content).map_err(|e| {
-                            ModelError::Backend(format!("message cannot be passed to llama.cpp: {e}"))
+                            ModelError::Backend(format!(
+                                "message cannot be passed to llama.cpp: {e}"
+                            ))
                         })
                     })
                     .collect::<Result<_, _>>()?;

@@ -134,8 +134,9 @@ fn run(
     let started = Instant::now();
     let loaded = (|| {
         let backend = backend()?;
-        let model = LlamaModel::load_from_file(backend, &config.model_path, &LlamaModelParams::default())
-            .map_err(|e| {
+        let model =
+            LlamaModel::load_from_file(backend, &config.model_path, &LlamaModelParams::default())
+                .map_err(|e| {
                 ModelError::Setup(format!(
                     "{}: llama.cpp cannot load it: {e}",
                     config.model_path.display()
@@ -177,17 +178,16 @@ fn run(
     };
     let constraint_started = Instant::now();
     // Built once per model: it walks the whole 262k-token vocabulary.
-    let factory = match llguidance::ParserFactory::new_simple(&LlamaSampler::llguidance_tok_env(
-        &model,
-    )) {
-        Ok(factory) => factory,
-        Err(e) => {
-            let _ = ready.send(Err(ModelError::Setup(format!(
-                "llguidance cannot index this model's vocabulary: {e}"
-            ))));
-            return;
-        }
-    };
+    let factory =
+        match llguidance::ParserFactory::new_simple(&LlamaSampler::llguidance_tok_env(&model)) {
+            Ok(factory) => factory,
+            Err(e) => {
+                let _ = ready.send(Err(ModelError::Setup(format!(
+                    "llguidance cannot index this model's vocabulary: {e}"
+                ))));
+                return;
+            }
+        };
     let constraint_setup_ms = constraint_started.elapsed().as_millis() as u64;
     let _ = ready.send(Ok(Loaded {
         context_size,
@@ -215,7 +215,8 @@ fn run(
                 events,
                 cancel,
             } => {
-                let result = session.complete(&messages, schema.as_ref(), max_tokens, &events, &cancel);
+                let result =
+                    session.complete(&messages, schema.as_ref(), max_tokens, &events, &cancel);
                 if result.is_err() {
                     // The cache may hold half a turn; start clean next time.
                     session.reset();
@@ -321,8 +322,7 @@ impl Session<'_> {
         let mut piece = Vec::new();
         let mut reply = String::new();
         let mut generated = 0u64;
-        let mut position = tokens.len();
-        for _ in 0..max_tokens {
+        for position in tokens.len()..tokens.len() + max_tokens as usize {
             if cancel.load(Ordering::Relaxed) {
                 return Err(ModelError::Cancelled);
             }
@@ -342,7 +342,6 @@ impl Session<'_> {
             generated += 1;
             self.decode(&[token], position)?;
             self.cached_tokens.push(token);
-            position += 1;
         }
         let mut tail = String::new();
         let _ = utf8.decode_to_string(&[], &mut tail, true);
