@@ -220,3 +220,52 @@ fn doctor_reports_the_environment() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
 }
+
+/// A session whose model server is down, or answers garbage, stops with exit 5 and keeps a
+/// readable log that ends with the outcome.
+#[test]
+fn a_broken_model_server_ends_the_session_with_exit_5_and_keeps_the_log() {
+    // Down: a port nobody listens on.
+    let down = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    // Garbage: answers every request with something that is not HTTP+JSON/SSE.
+    let garbage = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let garbage_port = garbage.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in garbage.incoming() {
+            use std::io::{Read, Write};
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 20\r\n\r\n<html>nope</html>\n\n\n",
+            );
+        }
+    });
+    for port in [down, garbage_port] {
+        let project = git_project();
+        let out = aipc()
+            .args(["run", "--batch", "--request-timeout-s", "20", "--model"])
+            .arg(format!("http://127.0.0.1:{port}/v1"))
+            .arg(project.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(5), "port {port}: {stderr}");
+        assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+        let sessions = project.path().join(".aipc/sessions");
+        let session = std::fs::read_dir(&sessions)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let log = aipc::session::read_events(&session.join("events.jsonl")).unwrap();
+        assert!(matches!(
+            log.events.last().map(|e| &e.event),
+            Some(aipc::protocol::Event::SessionFinished { exit_code: 5, .. })
+        ));
+    }
+}
