@@ -86,7 +86,9 @@ fi
 log "configuring llama.cpp from $(basename "$archive")"
 cmake -S "$src/vendor/llama.cpp" -B "$work/build" \
     -DLLAMA_CURL=OFF -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF \
-    -DBUILD_SHARED_LIBS=OFF >&2
+    -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF >&2
+# GGML_OPENMP=OFF like aipc's in-process build, so `aipc bench model --llama-bench` compares
+# like with like (scripts/bench-threads.sh has the figures behind the choice).
 log "building llama-server and llama-bench with $jobs jobs"
 cmake --build "$work/build" --target llama-server llama-bench -j "$jobs" >&2
 

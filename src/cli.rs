@@ -486,6 +486,20 @@ fn doctor(data_dir: Option<&Path>) -> i32 {
         }
         Err(message) => line(false, "data directory", message),
     }
+    // The default model is only needed when `run` gets no --model: report, don't fail.
+    let default_model = store::default_model_path();
+    match gguf::read_info(&default_model) {
+        Ok(info) => println!(
+            "ok   default model: {} ({}, {})",
+            default_model.display(),
+            info.architecture.as_deref().unwrap_or("?"),
+            info.quantization
+        ),
+        Err(_) => println!(
+            "note default model: not at {} (run `aipc model fetch`, or pass --model)",
+            default_model.display()
+        ),
+    }
     if missing == 0 {
         println!("everything needed is present");
         0
