@@ -66,6 +66,20 @@ fn stdout_not_a_terminal_implies_batch() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// `aipc run --batch` on `project` with the demo model; (exit code, stderr).
+fn run_with_contract_error(project: &std::path::Path) -> (Option<i32>, String) {
+    let out = aipc()
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn a_malformed_contract_exits_2_naming_file_line_and_key() {
     let project = git_project();
@@ -74,14 +88,8 @@ fn a_malformed_contract_exits_2_naming_file_line_and_key() {
         "target = \"python-reference\"\n\n[defaults]\natempts = 2\n",
     )
     .unwrap();
-    let out = aipc()
-        .args(["run", "--batch", "--model"])
-        .arg(demo_model())
-        .arg(project.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, stderr) = run_with_contract_error(project.path());
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("aipc.toml:4"), "{stderr}");
     assert!(stderr.contains("atempts"), "{stderr}");
     // Nothing was started.
@@ -96,14 +104,8 @@ fn a_bad_gate_expression_exits_2() {
         "target = \"python-reference\"\n[[stage]]\nname = \"validate\"\n[[stage.check]]\nname = \"latency\"\ncommand = \"true\"\ngates = [\"p50_ms <== 5\"]\n",
     )
     .unwrap();
-    let out = aipc()
-        .args(["run", "--batch", "--model"])
-        .arg(demo_model())
-        .arg(project.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, stderr) = run_with_contract_error(project.path());
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("aipc.toml:7"), "{stderr}");
     assert!(stderr.contains("p50_ms <== 5"), "{stderr}");
 }

@@ -28,8 +28,11 @@ fn model_path() -> PathBuf {
 }
 
 fn load(reuse_kv: bool) -> LlamaCppBackend {
+    // One thread each: the tests in this file run in parallel on a 2-core machine, and two
+    // thread pools of two threads each on two cores spend their time waiting on each other.
     let options = ModelOptions {
         context_size: 4096,
+        threads: Some(1),
         ..ModelOptions::default()
     };
     LlamaCppBackend::load(

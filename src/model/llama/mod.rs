@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc as std_mpsc, Arc};
 use tokio::sync::mpsc;
-use worker::{Job, Loaded, ReplyStats, WorkerConfig, WorkerEvent};
+use worker::{Job, Loaded, ReplyStats, SpeedStats, WorkerConfig, WorkerEvent};
 
 /// Threads to decode with when the caller does not say: every core the process may use.
 pub fn default_threads() -> u32 {
@@ -77,6 +77,28 @@ impl LlamaCppBackend {
     /// Forget the KV cache (the next turn is evaluated from scratch).
     pub fn reset(&self) {
         let _ = self.jobs.send(Job::Reset);
+    }
+
+    /// Raw prompt-processing and decode speed, measured the way llama-bench does (fixed token
+    /// counts, empty cache, no early stop). Blocks the caller's thread until done.
+    pub fn speed(
+        &self,
+        text: &str,
+        prompt_tokens: u32,
+        decode_tokens: u32,
+    ) -> Result<SpeedStats, ModelError> {
+        let (reply, result) = std_mpsc::channel();
+        self.jobs
+            .send(Job::Speed {
+                text: text.to_string(),
+                prompt_tokens,
+                decode_tokens,
+                reply,
+            })
+            .map_err(|_| ModelError::Backend("the model thread has stopped".to_string()))?;
+        result.recv().map_err(|_| {
+            ModelError::Backend("the model thread ended during a request".to_string())
+        })?
     }
 
     /// One completion; `schema: None` decodes without a constraint (benchmarks).

@@ -63,6 +63,14 @@ pub enum Job {
     },
     /// Drop the KV cache and the remembered tokens (benchmarks: a cold turn).
     Reset,
+    /// Raw speed, measured like llama-bench: decode `prompt_tokens` tokens of `text` from an
+    /// empty cache, then generate `decode_tokens` tokens greedily without stopping early.
+    Speed {
+        text: String,
+        prompt_tokens: u32,
+        decode_tokens: u32,
+        reply: std_mpsc::Sender<Result<SpeedStats, ModelError>>,
+    },
     Shutdown,
 }
 
@@ -78,6 +86,15 @@ pub struct ReplyStats {
     pub completion_tokens: u64,
     pub prefill_ms: u64,
     pub decode_ms: u64,
+}
+
+/// Raw prompt and decode timings (see [`Job::Speed`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeedStats {
+    pub prompt_tokens: u64,
+    pub prefill_ms: f64,
+    pub decode_tokens: u64,
+    pub decode_ms: f64,
 }
 
 pub enum WorkerEvent {
@@ -227,6 +244,16 @@ fn run(
                 });
             }
             Job::Reset => session.reset(),
+            Job::Speed {
+                text,
+                prompt_tokens,
+                decode_tokens,
+                reply,
+            } => {
+                let result = session.speed(&text, prompt_tokens, decode_tokens);
+                session.reset();
+                let _ = reply.send(result);
+            }
             Job::Shutdown => break,
         }
     }
@@ -358,6 +385,37 @@ impl Session<'_> {
             completion_tokens: generated,
             prefill_ms,
             decode_ms: decode_started.elapsed().as_millis() as u64,
+        })
+    }
+
+    fn speed(
+        &mut self,
+        text: &str,
+        prompt_tokens: u32,
+        decode_tokens: u32,
+    ) -> Result<SpeedStats, ModelError> {
+        self.reset();
+        let mut tokens = self.model.vocab().tokenize(text.as_bytes(), true, false);
+        tokens.truncate(prompt_tokens as usize);
+        if tokens.is_empty() {
+            return Err(ModelError::Backend(
+                "the speed prompt has no tokens".to_string(),
+            ));
+        }
+        let started = Instant::now();
+        self.decode(&tokens, 0)?;
+        let prefill_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut sampler = LlamaSampler::greedy();
+        let started = Instant::now();
+        for position in tokens.len()..tokens.len() + decode_tokens as usize {
+            let token = sampler.sample(&self.ctx, self.batch.n_tokens() - 1);
+            self.decode(&[token], position)?;
+        }
+        Ok(SpeedStats {
+            prompt_tokens: tokens.len() as u64,
+            prefill_ms,
+            decode_tokens: u64::from(decode_tokens),
+            decode_ms: started.elapsed().as_secs_f64() * 1000.0,
         })
     }
 
