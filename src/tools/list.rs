@@ -45,16 +45,7 @@ pub async fn run(args: ListDirArgs, ctx: &ToolContext<'_>) -> ToolResult {
 }
 
 fn list(dir: PathBuf, depth: usize) -> String {
-    let walker = ignore::WalkBuilder::new(&dir)
-        .max_depth(Some(depth))
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
+    let walker = super::workspace_walker(&dir).max_depth(Some(depth)).build();
     let budget = OBSERVATION_LIMIT - 300;
     let (mut out, mut shown, mut total) = (String::new(), 0usize, 0usize);
     for entry in walker {

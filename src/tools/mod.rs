@@ -41,6 +41,22 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+/// How `list_dir` and `search` walk the workspace: hidden files included, the project's
+/// `.gitignore` and `info/exclude` honoured (not the user's global ignores, so results do not
+/// depend on the machine), `.git` skipped, in name order so observations reproduce.
+pub(crate) fn workspace_walker(dir: &std::path::Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(dir);
+    builder
+        .hidden(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .sort_by_file_name(|a, b| a.cmp(b));
+    builder
+}
+
 /// A tool as the model sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {

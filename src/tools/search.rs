@@ -91,15 +91,7 @@ fn scan(
     overrides: Option<ignore::overrides::Override>,
     regex: &Regex,
 ) -> Hits {
-    let mut builder = ignore::WalkBuilder::new(&base);
-    builder
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .sort_by_file_name(|a, b| a.cmp(b));
+    let mut builder = super::workspace_walker(&base);
     if let Some(overrides) = overrides {
         builder.overrides(overrides);
     }
