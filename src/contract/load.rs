@@ -31,6 +31,9 @@ struct RawFile {
     artifacts: Option<Vec<Spanned<String>>>,
     budgets: Option<RawBudgets>,
     defaults: Option<RawDefaults>,
+    /// Free-form description of the project for the toolbox scripts (docs/toolbox.md); the
+    /// engine only checks that it is a table, and only in a project's `aipc.toml`.
+    project: Option<Spanned<toml::Table>>,
     #[serde(default)]
     stage: Vec<RawStage>,
 }
@@ -58,6 +61,7 @@ struct RawStage {
     goal: Option<String>,
     skills: Option<Vec<String>>,
     agent: Option<bool>,
+    checks_first: Option<bool>,
     attempts: Option<Spanned<u32>>,
     turns_per_attempt: Option<Spanned<u32>>,
     run_timeout_s: Option<Spanned<u64>>,
@@ -108,6 +112,7 @@ pub(crate) struct LayerStage {
     pub line: usize,
     pub goal: Option<String>,
     pub agent: Option<bool>,
+    pub checks_first: Option<bool>,
     pub skills: Option<Vec<String>>,
     pub attempts: Option<u32>,
     pub turns_per_attempt: Option<u32>,
@@ -206,6 +211,14 @@ fn validate(src: &Src<'_>, raw: RawFile, role: Role) -> Result<Layer, ContractEr
         }
         (d, _) => d.map(Spanned::into_inner),
     };
+    if let (Some(p), Role::Target) = (&raw.project, role) {
+        return Err(src
+            .err(p, "only a project's aipc.toml has a [project] table")
+            .with_key("project")
+            .with_hint(
+                "describe the project (model loader, inputs, …) in its aipc.toml, not in the target's contract",
+            ));
+    }
     let mut artifacts = Vec::new();
     for a in raw.artifacts.unwrap_or_default() {
         check_glob(src, &a, None, "artifacts")?;
@@ -309,6 +322,7 @@ fn validate_stage(src: &Src<'_>, raw: RawStage, role: Role) -> Result<LayerStage
         line,
         goal: raw.goal,
         agent: raw.agent,
+        checks_first: raw.checks_first,
         skills: raw.skills,
         after,
         checks,

@@ -172,6 +172,7 @@ fn patch(w: &mut Work, ps: &LayerStage, file: &str) {
         s.skills.clone_from(&ps.skills);
     }
     s.agent = ps.agent.or(s.agent);
+    s.checks_first = ps.checks_first.or(s.checks_first);
     s.attempts = ps.attempts.or(s.attempts);
     s.turns_per_attempt = ps.turns_per_attempt.or(s.turns_per_attempt);
     s.run_timeout_s = ps.run_timeout_s.or(s.run_timeout_s);
@@ -219,6 +220,14 @@ fn resolve_stage(
                 .with_hint("add a [[stage.check]], or remove `agent = false`"),
         );
     }
+    let checks_first = s.checks_first.unwrap_or(false);
+    if checks_first && s.checks.is_empty() {
+        return Err(err(
+            "`checks_first = true` needs checks: with none the stage would pass unchecked",
+        )
+        .with_key("checks_first")
+        .with_hint("add a [[stage.check]], or remove `checks_first`"));
+    }
     let run_timeout_s = s.run_timeout_s.unwrap_or(run_timeout);
     let mut tools = defaults_tools.clone();
     tools.extend(s.tools);
@@ -231,6 +240,7 @@ fn resolve_stage(
         name: s.name,
         goal,
         agent,
+        checks_first,
         skills: s.skills.unwrap_or_default(),
         tools,
         attempts: s.attempts.unwrap_or(attempts),

@@ -24,6 +24,7 @@
 //! goal = "Export the model to ONNX"       # required when agent = true
 //! skills = ["export-data-dependent-control-flow"]
 //! agent = true                            # false: checks only
+//! checks_first = true                     # run the checks before any model turn
 //! attempts = 4
 //! turns_per_attempt = 8
 //! run_timeout_s = 300
@@ -38,6 +39,9 @@
 //! gates = ["cosine >= 0.99"]              # over the last JSON-object line of stdout
 //! timeout_s = 300                         # default: the stage's run_timeout_s
 //! ```
+//!
+//! A project's `aipc.toml` may also hold a free-form `[project]` table, read by the toolbox
+//! scripts (docs/toolbox.md) and otherwise ignored here.
 //!
 //! In `aipc.toml`, a `[[stage]]` whose name matches a target stage patches it (given fields
 //! replace, `tools` merge key by key, checks replace by name or are appended); a new name is
@@ -106,6 +110,10 @@ pub struct StageSpec {
     pub goal: String,
     /// false: no model turns, the checks alone decide (e.g. an environment stage).
     pub agent: bool,
+    /// Run the checks before any model turn: when they pass, the stage passes with no model
+    /// call; when they fail, attempt 1 starts as a repair attempt with their evidence.
+    #[serde(default)]
+    pub checks_first: bool,
     pub skills: Vec<String>,
     /// Tool -> policy, `[defaults.tools]` merged with the stage's `tools`.
     pub tools: BTreeMap<String, Policy>,
@@ -123,6 +131,7 @@ impl Default for StageSpec {
             name: String::new(),
             goal: String::new(),
             agent: true,
+            checks_first: false,
             skills: Vec::new(),
             tools: BTreeMap::new(),
             checks: Vec::new(),
