@@ -19,8 +19,8 @@ pub struct OfferedTool {
 impl From<crate::tools::ToolSpec> for OfferedTool {
     fn from(spec: crate::tools::ToolSpec) -> Self {
         OfferedTool {
-            name: spec.name.to_string(),
-            description: spec.description.to_string(),
+            name: spec.name,
+            description: spec.description,
             args_schema: spec.schema,
         }
     }

@@ -69,6 +69,7 @@ impl Harness {
             load_skill: &skills,
             run_timeout: Duration::from_secs(30),
             env: &self.env,
+            env_remove: &[],
         };
         let result = execute(name, &args, &ctx).await;
         assert!(
@@ -791,6 +792,7 @@ async fn run_command_is_usable_directly() {
             command: "printf 'a\\nb\\r\\nc'; exit 0",
             cwd: dir.path(),
             env: &[],
+            env_remove: &[],
             timeout: Duration::from_secs(5),
         },
         &CancellationToken::new(),

@@ -22,10 +22,10 @@ mod patch;
 pub mod process;
 mod read;
 mod run;
-mod schema;
+pub(crate) mod schema;
 mod search;
 mod skill;
-mod text;
+pub(crate) mod text;
 mod write;
 
 pub use confine::Workspace;
@@ -57,11 +57,12 @@ pub(crate) fn workspace_walker(dir: &std::path::Path) -> ignore::WalkBuilder {
     builder
 }
 
-/// A tool as the model sees it.
+/// A tool as the model sees it. Names and descriptions are owned so that tools declared in a
+/// target's toolbox manifest are first-class next to the built-in ones.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
-    pub name: &'static str,
-    pub description: &'static str,
+    pub name: String,
+    pub description: String,
     /// JSON schema of the arguments object (compact: no `$schema`, `title`, `format`).
     pub schema: serde_json::Value,
 }
@@ -128,6 +129,8 @@ pub struct ToolContext<'a> {
     pub run_timeout: Duration,
     /// Extra environment for commands.
     pub env: &'a [(String, String)],
+    /// Variables removed from the inherited environment of commands.
+    pub env_remove: &'a [String],
 }
 
 struct ToolDef {
@@ -194,8 +197,8 @@ const SKILL_OBSERVATION_LIMIT: usize = 16_000;
 
 fn to_spec(def: &ToolDef) -> ToolSpec {
     ToolSpec {
-        name: def.name,
-        description: def.description,
+        name: def.name.to_string(),
+        description: def.description.to_string(),
         schema: (def.schema)(),
     }
 }
@@ -203,6 +206,11 @@ fn to_spec(def: &ToolDef) -> ToolSpec {
 /// All built-in tools, in a stable order.
 pub fn builtin_specs() -> Vec<ToolSpec> {
     TOOLS.iter().map(to_spec).collect()
+}
+
+/// The names of the built-in tools, in the same order.
+pub fn builtin_names() -> Vec<&'static str> {
+    TOOLS.iter().map(|d| d.name).collect()
 }
 
 /// The built-in tool called `name`.
@@ -319,7 +327,8 @@ mod tests {
 
     #[test]
     fn specs_are_complete_and_ordered() {
-        let names: Vec<&str> = builtin_specs().iter().map(|s| s.name).collect();
+        let specs = builtin_specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names,
             [

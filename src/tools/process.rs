@@ -35,6 +35,8 @@ pub struct CommandSpec<'a> {
     pub cwd: &'a Path,
     /// Added to the inherited environment.
     pub env: &'a [(String, String)],
+    /// Removed from the inherited environment (before `env` is added).
+    pub env_remove: &'a [String],
     pub timeout: Duration,
 }
 
@@ -69,10 +71,11 @@ pub async fn run_command(
 ) -> std::io::Result<CommandOutcome> {
     let started = Instant::now();
     let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(spec.command)
-        .current_dir(spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    cmd.arg("-c").arg(spec.command).current_dir(spec.cwd);
+    for name in spec.env_remove {
+        cmd.env_remove(name);
+    }
+    cmd.envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -297,6 +300,7 @@ mod tests {
             command,
             cwd,
             env: &[],
+            env_remove: &[],
             timeout,
         }
     }
@@ -335,6 +339,7 @@ mod tests {
                 command: "echo $AIPC_T; pwd",
                 cwd: dir.path(),
                 env: &env,
+                env_remove: &[],
                 timeout: Duration::from_secs(10),
             },
             &CancellationToken::new(),

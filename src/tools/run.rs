@@ -60,6 +60,7 @@ pub async fn run(args: RunArgs, ctx: &ToolContext<'_>) -> ToolResult {
         command: &args.command,
         cwd: ctx.workspace.root(),
         env: &env,
+        env_remove: ctx.env_remove,
         timeout,
     };
     let outcome = match run_command(&spec, &ctx.cancel, &on_line).await {
