@@ -9,6 +9,9 @@ use crate::model::ModelOptions;
 use crate::model::{describe, gguf, open_backend, store};
 use crate::prompts::Prompts;
 use crate::skills::SkillSet;
+use crate::toolbox::Toolbox;
+use crate::toolchain::Toolchain;
+use crate::toolchain_cli::{self, ToolchainAction};
 use crate::{console, datadir, printer, session};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
@@ -59,6 +62,9 @@ enum Commands {
         /// Also print command output and model replies.
         #[arg(long, short)]
         verbose: bool,
+        /// Do not create or refresh the target's venv on demand: exit 3 when it is not ready.
+        #[arg(long)]
+        no_toolchain_setup: bool,
         #[command(flatten)]
         model_args: ModelArgs,
     },
@@ -77,6 +83,11 @@ enum Commands {
     Model {
         #[command(subcommand)]
         action: ModelAction,
+    },
+    /// Toolchains: the per-target venvs under the cache (set up, list).
+    Toolchain {
+        #[command(subcommand)]
+        action: ToolchainAction,
     },
     /// Check the environment and say what is missing.
     Doctor,
@@ -184,6 +195,7 @@ pub async fn main() -> i32 {
             no_skills,
             raw_evidence,
             verbose,
+            no_toolchain_setup,
             model_args,
         } => {
             let batch = batch || (!interactive && !std::io::stdout().is_terminal());
@@ -201,6 +213,7 @@ pub async fn main() -> i32 {
                 model_options: model_args.options(),
                 options,
                 verbose,
+                toolchain_setup: !no_toolchain_setup,
             })
             .await
         }
@@ -264,6 +277,9 @@ pub async fn main() -> i32 {
             }
         },
         Commands::Model { action } => model_command(action),
+        Commands::Toolchain { action } => {
+            toolchain_cli::toolchain_command(cli.data_dir.as_deref(), action).await
+        }
         Commands::Doctor => doctor(cli.data_dir.as_deref()),
     }
 }
@@ -327,6 +343,8 @@ struct RunArgs {
     model_options: ModelOptions,
     options: EngineOptions,
     verbose: bool,
+    /// Create or refresh the target's venv when it is not ready.
+    toolchain_setup: bool,
 }
 
 async fn run(args: RunArgs) -> i32 {
@@ -366,6 +384,14 @@ async fn run(args: RunArgs) -> i32 {
         Ok(classifier) => classifier,
         Err(e) => return fail(exit::USAGE, e.to_string()),
     };
+    let toolchain = Toolchain::locate(&data.join("toolbox"), &contract.target);
+    let toolbox = match Toolbox::load(&toolchain.target_dir) {
+        Ok(toolbox) => toolbox,
+        Err(e) => return fail(exit::USAGE, e.to_string()),
+    };
+    if let Err(e) = crate::engine::validate_tools(&contract, &toolbox) {
+        return fail(e.exit_code(), e.to_string());
+    }
     let model_spec = match args.model {
         Some(spec) => spec,
         None => {
@@ -384,12 +410,15 @@ async fn run(args: RunArgs) -> i32 {
             default.display().to_string()
         }
     };
+    // After the quick checks above, before the model loads: this may install a toolchain.
+    if let Err(message) = toolchain_cli::ensure_toolchain(&toolchain, args.toolchain_setup).await {
+        return fail(exit::ENVIRONMENT, message);
+    }
     let model = match open_backend(&model_spec, &args.model_options, &data.join("prompts")) {
         Ok(model) => model,
         Err(e) => return fail(exit::MODEL, e.to_string()),
     };
     let batch = args.options.batch;
-    let contract_target = contract.target.clone();
     let (commands, command_rx) = mpsc::unbounded_channel();
     let setup = EngineSetup {
         session_id: session::new_session_id(),
@@ -398,7 +427,8 @@ async fn run(args: RunArgs) -> i32 {
         skills,
         prompts,
         classifier,
-        target_dir: targets.join(&contract_target),
+        toolchain,
+        toolbox,
         options: args.options,
     };
     let engine = match Engine::start(setup, model, command_rx) {
@@ -483,6 +513,7 @@ fn doctor(data_dir: Option<&Path>) -> i32 {
                 Ok(skills) => line(true, "skills", skills.names().join(", ")),
                 Err(e) => line(false, "skills", e.to_string()),
             }
+            missing += toolchain_cli::doctor_toolchains(&dir);
         }
         Err(message) => line(false, "data directory", message),
     }

@@ -9,6 +9,10 @@
 //! - [`model`]: the `ModelBackend` trait and its backends (in-process llama.cpp, OpenAI-compatible
 //!   HTTP, scripted), the GGUF metadata reader, the model store (fetching the default model).
 //! - [`tools`]: the tools the model calls, confined to the session worktree.
+//! - [`toolbox`]: the target's toolbox tools (helper scripts from `toolbox.toml`) offered next
+//!   to the built-in tools.
+//! - [`toolchain`]: a target's venv under the user's cache (setup, state, versions) and the
+//!   environment every command of a session runs in.
 //! - [`evidence`]: failed checks reduced to signatures, facts and candidate fixes.
 //! - [`skills`]: Agent Skills (`skills/<name>/SKILL.md`) the model can load.
 //! - [`prompts`]: the prompt templates (`prompts/*.j2`).
@@ -17,7 +21,7 @@
 //! - [`report`]: `report.md` / `report.json`, computed from the event log.
 //! - [`printer`]: the batch progress printer (an event consumer).
 //! - [`console`]: the interactive line console (a command producer) until the TUI lands.
-//! - [`cli`]: the command line.
+//! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`datadir`]: where prompts, skills and the toolbox are found.
 pub mod agent;
@@ -37,4 +41,7 @@ pub mod protocol;
 pub mod report;
 pub mod session;
 pub mod skills;
+pub mod toolbox;
+pub mod toolchain;
+pub mod toolchain_cli;
 pub mod tools;

@@ -49,6 +49,11 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
         Event::StageStarted { stage, index, .. } => format!("[{}] stage {stage}", index + 1),
         Event::AttemptStarted {
             stage,
+            attempt: 0,
+            ..
+        } => format!("  {stage}: checks first, before any model turn"),
+        Event::AttemptStarted {
+            stage,
             attempt,
             max_attempts,
         } => format!("  {stage}: attempt {attempt}/{max_attempts}"),
@@ -146,6 +151,14 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             sha256.get(..12).unwrap_or(sha256)
         ),
         Event::CheckpointMade { tag, .. } => format!("  checkpoint {tag}"),
+        Event::StagePassed {
+            stage,
+            attempts: 0,
+            duration_ms,
+        } => format!(
+            "  ✔ {stage} passed on its checks, no model call needed, in {:.1} s",
+            *duration_ms as f64 / 1000.0
+        ),
         Event::StagePassed {
             stage,
             attempts,

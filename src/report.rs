@@ -33,6 +33,10 @@ pub struct StageReport {
     pub checkpoint: Option<String>,
     /// The evidence of the stage's last failure, if any.
     pub last_evidence: Option<Evidence>,
+    /// For a `checks_first` stage, how its checks before any model turn went: `passed` (the
+    /// stage passed with no model call, 0 attempts) or `failed` (attempt 1 repaired).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks_first: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -129,12 +133,16 @@ impl Report {
                         s.status = "running".to_string();
                         s.attempts = 0;
                         s.checks.clear();
+                        s.checks_first = None;
                     }
                 }
                 Event::AttemptStarted { attempt, .. } => {
                     if let Some(s) = stage {
                         s.attempts = *attempt;
                         s.checks.clear();
+                        if *attempt == 0 {
+                            s.checks_first = Some("running".to_string());
+                        }
                     }
                 }
                 Event::ModelResponse {
@@ -189,9 +197,14 @@ impl Report {
                         });
                     }
                 }
-                Event::EvidenceCollected { evidence, .. } => {
+                Event::EvidenceCollected {
+                    evidence, attempt, ..
+                } => {
                     if let Some(s) = stage {
                         s.last_evidence = Some(evidence.clone());
+                        if *attempt == 0 && s.checks_first.is_some() {
+                            s.checks_first = Some("failed".to_string());
+                        }
                     }
                 }
                 Event::CheckpointMade {
@@ -227,6 +240,9 @@ impl Report {
                         s.status = "passed".to_string();
                         s.attempts = *attempts;
                         s.duration_ms = *duration_ms;
+                        if *attempts == 0 && s.checks_first.is_some() {
+                            s.checks_first = Some("passed".to_string());
+                        }
                     }
                 }
                 Event::StageFailed { attempts, .. } => {
@@ -304,11 +320,16 @@ impl Report {
         );
         let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
         for s in &self.stages {
+            let status = match s.checks_first.as_deref() {
+                Some("passed") => format!("{} (checks first, no model call)", s.status),
+                Some("failed") => format!("{} (checks first failed, repaired)", s.status),
+                _ => s.status.clone(),
+            };
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.name,
-                s.status,
+                status,
                 s.attempts,
                 s.model_turns,
                 s.tool_calls,
@@ -401,6 +422,7 @@ fn new_stage(name: &str) -> StageReport {
         tokens: 0,
         checkpoint: None,
         last_evidence: None,
+        checks_first: None,
     }
 }
 

@@ -211,11 +211,21 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn doctor_reports_the_environment() {
-    let out = aipc().arg("doctor").output().unwrap();
+    // An empty cache: the machine's own venvs do not change the outcome.
+    let cache = tempfile::tempdir().unwrap();
+    let out = aipc()
+        .arg("doctor")
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("python-reference"), "{stdout}");
     assert!(stdout.contains("export-layer-fidelity"), "{stdout}");
+    assert!(
+        stdout.contains("ok   toolchain python-reference: no venv needed"),
+        "{stdout}"
+    );
     let out = aipc()
         .args(["doctor", "--data-dir", "/nonexistent"])
         .output()
@@ -270,4 +280,248 @@ fn a_broken_model_server_ends_the_session_with_exit_5_and_keeps_the_log() {
             Some(aipc::protocol::Event::SessionFinished { exit_code: 5, .. })
         ));
     }
+}
+
+// ---- toolchains ------------------------------------------------------------------------------
+
+/// A data directory with the repository's prompts and skills and one target, `pinned`, made
+/// of `files` (name, content) in `toolbox/targets/pinned/`.
+fn data_dir_with_target(root: &std::path::Path, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let data = root.join("data");
+    let target = data.join("toolbox/targets/pinned");
+    std::fs::create_dir_all(&target).unwrap();
+    for dir in ["prompts", "skills"] {
+        std::os::unix::fs::symlink(data_dir().join(dir), data.join(dir)).unwrap();
+    }
+    for (name, content) in files {
+        std::fs::write(target.join(name), content).unwrap();
+    }
+    data
+}
+
+const PINNED_CONTRACT: &str = r#"target = "pinned"
+[[stage]]
+name = "env"
+agent = false
+[[stage.check]]
+name = "python is the venv's"
+command = "python -c 'import json, os, sys; print(json.dumps({\"in_venv\": int(sys.prefix != sys.base_prefix and sys.prefix == os.environ[\"VIRTUAL_ENV\"])}))'"
+gates = ["in_venv == 1"]
+"#;
+
+#[test]
+fn toolchain_list_and_setup_explain_a_target_without_requirements() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = aipc()
+        .args(["toolchain", "list"])
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let line = |target: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(target))
+            .unwrap_or_else(|| panic!("no {target} in {stdout}"))
+            .to_string()
+    };
+    assert!(line("python-reference").contains("none needed"), "{stdout}");
+    assert!(
+        line("python-reference").contains("no requirements.txt"),
+        "{stdout}"
+    );
+    let venv = cache.path().join("toolchains/onnxruntime-cpu/venv");
+    assert!(line("onnxruntime-cpu").contains("missing"), "{stdout}");
+    assert!(
+        line("onnxruntime-cpu").contains(&venv.display().to_string()),
+        "{stdout}"
+    );
+
+    let out = aipc()
+        .args(["toolchain", "setup", "python-reference"])
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("nothing to set up"), "{stdout}");
+    assert!(stdout.contains("no requirements.txt"), "{stdout}");
+    assert!(stdout.contains("ambient PATH"), "{stdout}");
+    assert!(!cache.path().join("toolchains").exists());
+
+    let out = aipc()
+        .args(["toolchain", "setup", "tpu-9000"])
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("unknown target \"tpu-9000\""), "{stderr}");
+    assert!(stderr.contains("python-reference"), "{stderr}");
+}
+
+#[test]
+fn run_with_a_missing_venv_and_no_toolchain_setup_exits_3_with_the_command() {
+    let root = tempfile::tempdir().unwrap();
+    let data = data_dir_with_target(
+        root.path(),
+        &[
+            ("contract.toml", PINNED_CONTRACT),
+            ("requirements.txt", "# nothing pinned\n"),
+        ],
+    );
+    let project = git_project();
+    let out = aipc()
+        .args([
+            "run",
+            "--batch",
+            "--target",
+            "pinned",
+            "--no-toolchain-setup",
+        ])
+        .arg("--data-dir")
+        .arg(&data)
+        .arg("--model")
+        .arg(demo_model())
+        .arg(project.path())
+        .env("AIPC_CACHE_DIR", root.path().join("cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("is missing"), "{stderr}");
+    assert!(stderr.contains("`aipc toolchain setup pinned`"), "{stderr}");
+    assert!(!project.path().join(".aipc").exists(), "nothing started");
+}
+
+#[test]
+fn a_broken_toolbox_manifest_exits_2_naming_file_line_tool_and_key() {
+    let root = tempfile::tempdir().unwrap();
+    let data = data_dir_with_target(
+        root.path(),
+        &[
+            ("contract.toml", PINNED_CONTRACT),
+            (
+                "toolbox.toml",
+                "[[tool]]\nname = \"make\"\nscript = \"make.py\"\ndescription = \"d\"\n",
+            ),
+        ],
+    );
+    let project = git_project();
+    let out = aipc()
+        .args(["run", "--batch", "--target", "pinned"])
+        .arg("--data-dir")
+        .arg(&data)
+        .arg("--model")
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("toolbox.toml:3: tool \"make\": key \"script\": script not found"),
+        "{stderr}"
+    );
+}
+
+/// A real venv (python3 -m venv, pip with an empty requirements file: no download), set up
+/// once, reused the second time, used by the session's commands, and reported by doctor.
+#[test]
+fn toolchain_setup_creates_then_reuses_a_venv_that_commands_run_in() {
+    let root = tempfile::tempdir().unwrap();
+    let data = data_dir_with_target(
+        root.path(),
+        &[
+            ("contract.toml", PINNED_CONTRACT),
+            ("requirements.txt", "# nothing pinned\n"),
+        ],
+    );
+    let cache = root.path().join("cache");
+    let setup = || {
+        aipc()
+            .args(["toolchain", "setup", "pinned", "--data-dir"])
+            .arg(&data)
+            .env("AIPC_CACHE_DIR", &cache)
+            .output()
+            .unwrap()
+    };
+    let out = setup();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("toolchain pinned: ready, created"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("torch absent"), "{stdout}");
+    assert!(stderr.contains("creating the venv"), "{stderr}");
+    let venv = cache.join("toolchains/pinned/venv");
+    let stamp = std::fs::read_to_string(venv.join(".aipc-requirements.sha256")).unwrap();
+    assert!(stamp.starts_with("sha256 "), "{stamp}");
+
+    let out = setup();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("ready, reusing"), "{stdout}");
+
+    let out = aipc()
+        .args(["toolchain", "list", "--data-dir"])
+        .arg(&data)
+        .env("AIPC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("pinned") && l.contains("ready")),
+        "{stdout}"
+    );
+
+    let out = aipc()
+        .args(["doctor", "--data-dir"])
+        .arg(&data)
+        .env("AIPC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("ok   toolchain pinned: ready"), "{stdout}");
+    assert!(stdout.contains("torch absent, onnx absent"), "{stdout}");
+
+    // The check's `python` is the venv's.
+    let project = git_project();
+    let out = aipc()
+        .args([
+            "run",
+            "--batch",
+            "--target",
+            "pinned",
+            "--no-toolchain-setup",
+        ])
+        .arg("--data-dir")
+        .arg(&data)
+        .arg("--model")
+        .arg(demo_model())
+        .arg(project.path())
+        .env("AIPC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("in_venv == 1 [1.0000] ok"), "{stderr}");
+
+    // Changed requirements make it stale; setup refreshes it in place.
+    std::fs::write(
+        data.join("toolbox/targets/pinned/requirements.txt"),
+        "# still nothing\n",
+    )
+    .unwrap();
+    let out = setup();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("adopting the existing venv"), "{stderr}");
+    assert!(stdout.contains("ready, adopted"), "{stdout}");
 }

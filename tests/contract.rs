@@ -757,3 +757,42 @@ fn load_target_name_mismatch() {
     assert_eq!(e.line(), Some(3));
     assert_eq!(e.key(), Some("target"));
 }
+
+// ---- [project] and checks_first ----------------------------------------------------------
+
+#[test]
+fn a_project_table_is_free_form_and_only_in_aipc_toml() {
+    let c = with_project(
+        "[project]\nmodel = \"model:load_model\"\ninput_names = [\"image\"]\nopset = 18\n[project.extra]\nanything = true\n",
+    )
+    .unwrap();
+    assert_eq!(c.stages.len(), 3);
+    let e = project_err("project = 3\n");
+    assert_eq!(e.file(), "aipc.toml");
+    assert_eq!(e.line(), Some(1), "{e}");
+    assert_eq!(e.key(), Some("project"), "{e}");
+    let mut target = TARGET.to_string();
+    target.push_str("[project]\nmodel = \"m:f\"\n");
+    let e = target_err(&target);
+    assert_eq!(e.key(), Some("project"), "{e}");
+    assert!(e.line().is_some(), "{e}");
+    assert!(e.to_string().contains("only a project's aipc.toml"), "{e}");
+}
+
+#[test]
+fn checks_first_is_patched_like_other_stage_keys_and_needs_checks() {
+    assert!(target_only().stages.iter().all(|s| !s.checks_first));
+    let c = with_project("[[stage]]\nname = \"export\"\nchecks_first = true\n").unwrap();
+    assert!(c.stage("export").unwrap().checks_first);
+    assert!(!c.stage("bench").unwrap().checks_first);
+    let e = project_err("[[stage]]\nname = \"new\"\ngoal = \"g\"\nchecks_first = true\n");
+    assert_located(
+        &e,
+        "aipc.toml",
+        Some(2),
+        Some("stage \"new\""),
+        Some("checks_first"),
+    );
+    let e = project_err("[[stage]]\nname = \"export\"\nchecks_first = \"yes\"\n");
+    assert_eq!(e.line(), Some(3), "{e}");
+}

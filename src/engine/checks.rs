@@ -32,6 +32,7 @@ pub struct CheckRunner<'a> {
     pub dir: &'a Path,
     pub logs: &'a Path,
     pub env: &'a [(String, String)],
+    pub env_remove: &'a [String],
     pub cancel: &'a CancellationToken,
 }
 
@@ -105,6 +106,7 @@ impl CheckRunner<'_> {
                 command,
                 cwd: self.dir,
                 env: self.env,
+                env_remove: self.env_remove,
                 timeout: Duration::from_secs(check.timeout_s),
             };
             match run_command(&spec, self.cancel, &on_line).await {

@@ -3,6 +3,12 @@
 //! attempts, commits every attempt and tags every passed stage, and reports through the event
 //! bus only. It knows nothing about terminals: the TUI, the batch printer and the recorder
 //! consume its events; the engineer reaches it through [`Command`]s.
+//!
+//! The model's tools are the built-in ones plus the target's toolbox tools a stage names; every
+//! command (checks, `run`, toolbox scripts) runs in the toolchain environment
+//! ([`crate::toolchain::env`]). A `checks_first` stage runs its checks as attempt 0 before any
+//! model turn: passing, the stage passes with no model call (`stage_passed` with 0 attempts);
+//! failing, attempt 1 is a repair attempt with that evidence.
 
 pub mod bus;
 pub mod checks;
@@ -19,7 +25,9 @@ use crate::protocol::{BudgetKind, Command, Event, EventEnvelope, Evidence, Outco
 use crate::report::Report;
 use crate::session::{self, EventLog, Meta, SessionPaths};
 use crate::skills::SkillSet;
-use crate::tools::{self, ToolContext, ToolControl, Workspace};
+use crate::toolbox::Toolbox;
+use crate::toolchain::{Toolchain, VenvState};
+use crate::tools::{self, ToolContext, ToolControl, ToolSpec, Workspace};
 use bus::EventBus;
 use checks::CheckRunner;
 use control::{Control, Interrupt};
@@ -65,9 +73,11 @@ pub struct EngineSetup {
     pub skills: SkillSet,
     pub prompts: Prompts,
     pub classifier: Classifier,
-    /// The target's toolbox folder (`toolbox/targets/<target>`), given to commands as
-    /// `$AIPC_TARGET_DIR` so contracts can call the target's helper scripts.
-    pub target_dir: PathBuf,
+    /// The target's toolchain: its folders (`$AIPC_TARGET_DIR`, `$AIPC_TOOLBOX`) and venv.
+    /// Every check command, `run` call and toolbox tool runs in its environment.
+    pub toolchain: Toolchain,
+    /// The target's toolbox tools (`toolbox.toml`), offered where a stage's tools name them.
+    pub toolbox: Toolbox,
     pub options: EngineOptions,
 }
 
@@ -148,7 +158,10 @@ pub struct Engine {
     /// Summaries of passed stages, in stage order (the conversation state a checkpoint keeps).
     done: Vec<(String, String)>,
     artifact_hashes: BTreeMap<String, String>,
+    /// The environment of every command: the toolchain's, plus the session's own variables.
     env: Vec<(String, String)>,
+    /// Variables removed from the inherited environment of every command.
+    env_remove: Vec<String>,
 }
 
 impl Engine {
@@ -158,7 +171,8 @@ impl Engine {
         model: Box<dyn ModelBackend>,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Result<Engine, StartError> {
-        validate_tools(&setup.contract)?;
+        validate_tools(&setup.contract, &setup.toolbox)?;
+        check_toolchain(&setup.toolchain)?;
         let project = setup.project.canonicalize().map_err(|e| {
             StartError::Environment(format!(
                 "project {} cannot be opened: {e}",
@@ -198,19 +212,10 @@ impl Engine {
         };
         session::write_meta(&paths.meta, &meta)
             .map_err(|e| StartError::Environment(format!("cannot write meta.json: {e}")))?;
-        let env = vec![
-            (
-                "AIPC_SESSION_DIR".to_string(),
-                paths.dir.display().to_string(),
-            ),
-            ("AIPC_TARGET".to_string(), setup.contract.target.clone()),
-            (
-                "AIPC_TARGET_DIR".to_string(),
-                setup.target_dir.display().to_string(),
-            ),
-            // Byte-code caches would show up as changes in every attempt commit.
-            ("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string()),
-        ];
+        let mut toolchain_env = setup.toolchain.env();
+        toolchain_env.push("AIPC_SESSION_DIR", paths.dir.display().to_string());
+        // Byte-code caches would show up as changes in every attempt commit.
+        toolchain_env.push("PYTHONDONTWRITEBYTECODE", "1".to_string());
         Ok(Engine {
             token_limit: setup.contract.budgets.total_tokens,
             wall_limit: Duration::from_secs(setup.contract.budgets.wall_time_s),
@@ -227,7 +232,8 @@ impl Engine {
             pending_notes: Vec::new(),
             done: Vec::new(),
             artifact_hashes: BTreeMap::new(),
-            env,
+            env: toolchain_env.set,
+            env_remove: toolchain_env.unset,
             setup,
         })
     }
@@ -325,6 +331,30 @@ impl Engine {
         let mut attempt = 0;
         let mut evidence: Option<Evidence> = None;
         let mut last_signature: Option<String> = None;
+        if stage.agent && stage.checks_first {
+            // Attempt 0: the checks alone, before any model turn. It uses none of the stage's
+            // attempts; a failure becomes the evidence of attempt 1, a repair attempt.
+            self.bus.emit(Event::AttemptStarted {
+                stage: stage.name.clone(),
+                attempt: 0,
+                max_attempts,
+            });
+            let outcome = self.run_checks(stage, 0).await;
+            if outcome.cancelled || self.control.aborted() {
+                return StageEnd::Aborted;
+            }
+            if outcome.passed {
+                return self.pass_stage(
+                    stage,
+                    0,
+                    stage_started,
+                    "its checks passed before any model turn".to_string(),
+                );
+            }
+            let found = self.collect_evidence(stage, 0, outcome.failure.unwrap_or_default());
+            last_signature = Some(found.signature.clone());
+            evidence = Some(found);
+        }
         loop {
             attempt += 1;
             let mut exhausted = None;
@@ -379,47 +409,15 @@ impl Engine {
                     if let Err(message) = self.commit_attempt(&stage.name, attempt) {
                         return StageEnd::Engine(message);
                     }
-                    let outcome = CheckRunner {
-                        bus: &self.bus,
-                        dir: self.workspace.root(),
-                        logs: &self.paths.logs,
-                        env: &self.env,
-                        cancel: &self.control.cancel,
-                    }
-                    .run_all(&stage.name, attempt, &stage.checks)
-                    .await;
-                    self.record_artifacts(&stage.name);
+                    let outcome = self.run_checks(stage, attempt).await;
                     if outcome.cancelled || self.control.aborted() {
                         return StageEnd::Aborted;
                     }
                     if outcome.passed {
-                        return match self.repo.tag_checkpoint(&stage.name) {
-                            Ok((tag, commit)) => {
-                                self.bus.emit(Event::CheckpointMade {
-                                    stage: stage.name.clone(),
-                                    commit,
-                                    tag,
-                                });
-                                self.bus.emit(Event::StagePassed {
-                                    stage: stage.name.clone(),
-                                    attempts: attempt,
-                                    duration_ms: stage_started.elapsed().as_millis() as u64,
-                                });
-                                StageEnd::Passed(summary)
-                            }
-                            Err(e) => StageEnd::Engine(format!("git tag: {e}")),
-                        };
+                        return self.pass_stage(stage, attempt, stage_started, summary);
                     }
-                    let failure = outcome.failure.unwrap_or_default();
-                    let found = self
-                        .setup
-                        .classifier
-                        .classify(&failure, self.setup.options.classified_evidence);
-                    self.bus.emit(Event::EvidenceCollected {
-                        stage: stage.name.clone(),
-                        attempt,
-                        evidence: found.clone(),
-                    });
+                    let found =
+                        self.collect_evidence(stage, attempt, outcome.failure.unwrap_or_default());
                     if last_signature.as_deref() == Some(found.signature.as_str()) {
                         exhausted = Some((
                             BudgetKind::NoProgress,
@@ -460,6 +458,68 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// Run the stage's checks as attempt `attempt` (0: checks first) and record the build
+    /// outputs they left.
+    async fn run_checks(&mut self, stage: &StageSpec, attempt: u32) -> checks::ChecksOutcome {
+        let outcome = CheckRunner {
+            bus: &self.bus,
+            dir: self.workspace.root(),
+            logs: &self.paths.logs,
+            env: &self.env,
+            env_remove: &self.env_remove,
+            cancel: &self.control.cancel,
+        }
+        .run_all(&stage.name, attempt, &stage.checks)
+        .await;
+        self.record_artifacts(&stage.name);
+        outcome
+    }
+
+    /// The checks passed: tag the checkpoint and say so.
+    fn pass_stage(
+        &mut self,
+        stage: &StageSpec,
+        attempts: u32,
+        started: Instant,
+        summary: String,
+    ) -> StageEnd {
+        match self.repo.tag_checkpoint(&stage.name) {
+            Ok((tag, commit)) => {
+                self.bus.emit(Event::CheckpointMade {
+                    stage: stage.name.clone(),
+                    commit,
+                    tag,
+                });
+                self.bus.emit(Event::StagePassed {
+                    stage: stage.name.clone(),
+                    attempts,
+                    duration_ms: started.elapsed().as_millis() as u64,
+                });
+                StageEnd::Passed(summary)
+            }
+            Err(e) => StageEnd::Engine(format!("git tag: {e}")),
+        }
+    }
+
+    /// Reduce a failed check to evidence and record it.
+    fn collect_evidence(
+        &mut self,
+        stage: &StageSpec,
+        attempt: u32,
+        failure: crate::evidence::Failure,
+    ) -> Evidence {
+        let found = self
+            .setup
+            .classifier
+            .classify(&failure, self.setup.options.classified_evidence);
+        self.bus.emit(Event::EvidenceCollected {
+            stage: stage.name.clone(),
+            attempt,
+            evidence: found.clone(),
+        });
+        found
     }
 
     /// A budget ran out. Batch: the stage fails. Interactive: wait for the engineer; `Ok(n)`
@@ -812,8 +872,27 @@ impl Engine {
             load_skill: &load_skill,
             run_timeout: Duration::from_secs(stage.run_timeout_s),
             env: &self.env,
+            env_remove: &self.env_remove,
         };
-        let result = tools::execute(&call.tool, &args, &ctx).await;
+        let toolbox_tool = self.setup.toolbox.get(&call.tool);
+        let result = match toolbox_tool {
+            Some(tool) => {
+                let classifier = &self.setup.classifier;
+                let classified = self.setup.options.classified_evidence;
+                let classify =
+                    |failure: &crate::evidence::Failure| classifier.classify(failure, classified);
+                crate::toolbox::execute(
+                    tool,
+                    &args,
+                    &ctx,
+                    &self.setup.toolchain.python(),
+                    &classify,
+                )
+                .await
+            }
+            None => tools::execute(&call.tool, &args, &ctx).await,
+        };
+        let ran_toolbox_tool = toolbox_tool.is_some();
         for diff in &result.diffs {
             self.bus.emit(Event::FileChanged {
                 call_id: Some(call_id.to_string()),
@@ -827,6 +906,10 @@ impl Engine {
             exit_code: result.exit_code,
             duration_ms: started.elapsed().as_millis() as u64,
         });
+        if ran_toolbox_tool {
+            // Toolbox scripts write the build outputs; record them as they appear.
+            self.record_artifacts(&stage.name);
+        }
         if self.control.aborted() {
             return Err(Interrupt::Abort.into());
         }
@@ -1109,16 +1192,18 @@ impl Engine {
             .collect()
     }
 
-    /// The stage's tools the model may call (denied ones are not offered).
+    /// The stage's tools the model may call (denied ones are not offered): the built-in ones,
+    /// then the target's toolbox tools the stage names, in manifest order.
     fn offered_tools(&self, stage: &StageSpec) -> Vec<OfferedTool> {
         let has_skills = !self.offered_skills(stage).is_empty();
         tools::builtin_specs()
             .into_iter()
-            .filter(|spec| {
-                let allowed = ALWAYS_OFFERED.contains(&spec.name)
+            .chain(self.setup.toolbox.specs())
+            .filter(|spec: &ToolSpec| {
+                let allowed = ALWAYS_OFFERED.contains(&spec.name.as_str())
                     || stage
                         .tools
-                        .get(spec.name)
+                        .get(&spec.name)
                         .is_some_and(|policy| *policy != Policy::Deny);
                 allowed && (spec.name != "load_skill" || has_skills)
             })
@@ -1251,25 +1336,70 @@ enum Decision {
     Reject(String),
 }
 
-/// Every tool a contract names must exist.
-fn validate_tools(contract: &Contract) -> Result<(), StartError> {
-    let known: Vec<&str> = tools::builtin_specs().iter().map(|s| s.name).collect();
+/// Every tool a contract names must exist: a built-in tool or one of the target's toolbox
+/// tools. The contract loader cannot check this (it does not know the manifest); the CLI calls
+/// it before setting up a toolchain, and [`Engine::start`] again.
+pub fn validate_tools(contract: &Contract, toolbox: &Toolbox) -> Result<(), StartError> {
+    let mut known: Vec<&str> = tools::builtin_names();
+    known.extend(toolbox.names());
     for stage in &contract.stages {
         for tool in stage.tools.keys() {
-            if !known.contains(&tool.as_str()) {
-                return Err(StartError::Contract(format!(
-                    "{}: stage \"{}\": key \"tools.{tool}\": unknown tool; known tools: {}",
-                    contract
-                        .sources
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(" + "),
-                    stage.name,
-                    known.join(", ")
-                )));
+            if known.contains(&tool.as_str()) {
+                continue;
             }
+            let suggestion = closest_name(tool, &known)
+                .map(|n| format!("did you mean `{n}`? "))
+                .unwrap_or_default();
+            let manifest = match &toolbox.file {
+                Some(file) => format!("the built-in tools and {}", file.display()),
+                None => format!(
+                    "the built-in tools (target \"{}\" has no toolbox.toml)",
+                    contract.target
+                ),
+            };
+            return Err(StartError::Contract(format!(
+                "{}: stage \"{}\": key \"tools.{tool}\": unknown tool (not in {manifest})\n  \
+                 hint: {suggestion}known tools: {}",
+                contract
+                    .sources
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+                stage.name,
+                known.join(", ")
+            )));
         }
+    }
+    Ok(())
+}
+
+/// The known name nearest to `name`, when near enough to be a typo.
+fn closest_name<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|k| (similar::TextDiff::from_chars(name, k).ratio(), *k))
+        .filter(|(ratio, _)| *ratio >= 0.6)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// A target that needs a venv must have it ready (the CLI creates it on demand before the
+/// session starts).
+fn check_toolchain(toolchain: &Toolchain) -> Result<(), StartError> {
+    let state = toolchain.state();
+    if matches!(state, VenvState::Missing | VenvState::Stale) {
+        let venv = toolchain
+            .venv
+            .as_ref()
+            .map(|v| v.display().to_string())
+            .unwrap_or_default();
+        return Err(StartError::Environment(format!(
+            "the toolchain of target \"{}\" is {} ({venv}): run `aipc toolchain setup {}`",
+            toolchain.target,
+            state.word(),
+            toolchain.target
+        )));
     }
     Ok(())
 }

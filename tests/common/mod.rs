@@ -12,6 +12,8 @@ use aipc::prompts::Prompts;
 use aipc::protocol::{Command, Event, EventEnvelope};
 use aipc::session;
 use aipc::skills::SkillSet;
+use aipc::toolbox::Toolbox;
+use aipc::toolchain::Toolchain;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -117,27 +119,64 @@ pub struct Harness {
 
 /// An engine over `project` with the python-reference target and scripted `replies`.
 pub fn engine(project: &Path, replies: &str, options: EngineOptions) -> Harness {
+    engine_for(
+        project,
+        &data_dir().join("toolbox"),
+        "python-reference",
+        replies,
+        options,
+    )
+}
+
+/// An engine over `project` with `target` from `toolbox` (its contract, signature table,
+/// toolbox manifest and toolchain) and scripted `replies`; prompts and skills from the
+/// repository.
+pub fn engine_for(
+    project: &Path,
+    toolbox: &Path,
+    target: &str,
+    replies: &str,
+    options: EngineOptions,
+) -> Harness {
+    let setup = setup_for(project, toolbox, target, options);
+    start(setup, replies)
+}
+
+/// The setup [`engine_for`] starts, for tests that change it first.
+pub fn setup_for(
+    project: &Path,
+    toolbox: &Path,
+    target: &str,
+    options: EngineOptions,
+) -> EngineSetup {
     let data = data_dir();
-    let targets = data.join("toolbox/targets");
-    let contract = Contract::load(&targets, Some("python-reference"), project).unwrap();
-    let replies_path = project
+    let targets = toolbox.join("targets");
+    let contract = Contract::load(&targets, Some(target), project).unwrap();
+    let toolchain = Toolchain::locate(toolbox, target);
+    EngineSetup {
+        session_id: session::new_session_id(),
+        project: project.to_path_buf(),
+        classifier: Classifier::load(&targets.join(target).join("signatures.toml")).unwrap(),
+        toolbox: Toolbox::load(&toolchain.target_dir).unwrap(),
+        toolchain,
+        contract,
+        skills: SkillSet::load_dir(&data.join("skills")).unwrap(),
+        prompts: Prompts::load(&data.join("prompts")).unwrap(),
+        options,
+    }
+}
+
+/// Start an engine from `setup` with scripted `replies`.
+pub fn start(setup: EngineSetup, replies: &str) -> Harness {
+    let replies_path = setup
+        .project
         .parent()
         .unwrap()
         .join(format!("replies-{}.jsonl", session::new_session_id()));
     std::fs::write(&replies_path, replies).unwrap();
     let model = ScriptedBackend::load(&replies_path).unwrap();
     let (commands, rx) = mpsc::unbounded_channel();
-    let session_id = session::new_session_id();
-    let setup = EngineSetup {
-        session_id: session_id.clone(),
-        project: project.to_path_buf(),
-        classifier: Classifier::load(&targets.join("python-reference/signatures.toml")).unwrap(),
-        target_dir: targets.join("python-reference"),
-        contract,
-        skills: SkillSet::load_dir(&data.join("skills")).unwrap(),
-        prompts: Prompts::load(&data.join("prompts")).unwrap(),
-        options,
-    };
+    let session_id = setup.session_id.clone();
     let engine = Engine::start(setup, Box::new(model), rx).unwrap();
     Harness {
         engine,
@@ -195,4 +234,151 @@ pub mod calls {
         text.push('\n');
         text
     }
+}
+
+/// A throwaway toolbox with one target, `tt`, whose helper scripts need nothing but python3
+/// (no requirements.txt, so no venv): `make` writes `build/x.bin` and prints a JSON result,
+/// `broken` fails like a data-dependent torch.export guard, `hidden` is in the manifest but no
+/// stage names it. Stage `prepare` (checks first) checks the environment its commands see;
+/// stage `build` needs `build/x.bin`. Returns the toolbox folder.
+pub fn toolbox_fixture(root: &Path) -> PathBuf {
+    let toolbox = root.join("toolbox");
+    let target = toolbox.join("targets/tt");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::create_dir_all(toolbox.join("lib")).unwrap();
+    let write = |path: &Path, text: &str| std::fs::write(path, text).unwrap();
+    write(
+        &toolbox.join("lib/aipc_probe.py"),
+        "VALUE = 'from-toolbox-lib'\n",
+    );
+    write(
+        &target.join("contract.toml"),
+        r#"target = "tt"
+artifacts = ["build/**"]
+
+[defaults]
+attempts = 2
+turns_per_attempt = 4
+run_timeout_s = 30
+
+[defaults.tools]
+read_file = "allow"
+edit_file = "allow"
+run = "allow"
+
+[[stage]]
+name = "prepare"
+goal = "Make sure the environment is right."
+checks_first = true
+[[stage.check]]
+name = "environment"
+command = "python3 \"$AIPC_TARGET_DIR/envcheck.py\""
+gates = ["target_dir_ok == 1", "toolbox_ok == 1", "pythonpath_ok == 1", "qnn_empty == 1", "unbuffered == 1"]
+
+[[stage]]
+name = "build"
+goal = "Build build/x.bin with the make tool."
+[stage.tools]
+make = "allow"
+broken = "allow"
+[[stage.check]]
+name = "artifact exists"
+files = ["build/x.bin"]
+"#,
+    );
+    write(
+        &target.join("signatures.toml"),
+        r#"[[signature]]
+id = "torch.export.data_dependent_guard"
+class = "data-dependent-control-flow"
+regex = 'Could not guard on data-dependent expression .*\(in (?P<file>[\w./]+):(?P<line>\d+)\)'
+fixes = ['fix_data_dependent_branch {"file": "model.py"}', "load_skill export-data-dependent-control-flow"]
+"#,
+    );
+    write(
+        &target.join("toolbox.toml"),
+        r#"[[tool]]
+name = "make"
+script = "make.py"
+description = "Write build/x.bin (size bytes) and print a JSON result."
+timeout_s = 20
+[tool.args]
+type = "object"
+properties.size = { type = "integer", minimum = 1, maximum = 64, description = "bytes to write" }
+required = []
+
+[[tool]]
+name = "broken"
+script = "broken.py"
+description = "Always fails like a data-dependent torch.export guard."
+
+[[tool]]
+name = "hidden"
+script = "make.py"
+description = "Named by no stage: never offered."
+"#,
+    );
+    write(
+        &target.join("make.py"),
+        r#"import argparse, json, os
+import aipc_probe  # from $AIPC_TOOLBOX/lib on PYTHONPATH
+parser = argparse.ArgumentParser()
+parser.add_argument("--args-json", default="{}")
+args = json.loads(parser.parse_args().args_json)
+size = int(args.get("size", 3))
+print(f"making {size} bytes", flush=True)
+os.makedirs("build", exist_ok=True)
+with open("build/x.bin", "wb") as f:
+    f.write(b"x" * size)
+print("aipc-warning: opset drift: requested opset 13, artifact has opset 18")
+print(json.dumps({"ok": True, "artifact": "build/x.bin", "size": size, "lib": aipc_probe.VALUE}))
+"#,
+    );
+    write(
+        &target.join("broken.py"),
+        r#"import json, sys
+print("tracing the model", flush=True)
+for i in range(30):
+    print(f"  frame {i}", file=sys.stderr)
+print("torch._dynamo.exc.UserError: Could not guard on data-dependent expression u0 > 0 (in model.py:23)", file=sys.stderr, flush=True)
+print(json.dumps({"ok": False, "error": "UserError: Could not guard on data-dependent expression", "stage_hint": "export"}))
+sys.exit(1)
+"#,
+    );
+    write(
+        &target.join("envcheck.py"),
+        r#"import json, os
+target_dir = os.environ.get("AIPC_TARGET_DIR", "")
+toolbox = os.environ.get("AIPC_TOOLBOX", "")
+print(json.dumps({
+    "target_dir_ok": int(os.path.isabs(target_dir) and target_dir.endswith("targets/tt") and os.path.isfile(os.path.join(target_dir, "toolbox.toml"))),
+    "toolbox_ok": int(os.path.isabs(toolbox) and os.path.isdir(os.path.join(toolbox, "targets"))),
+    "pythonpath_ok": int(os.environ.get("PYTHONPATH", "").split(":")[0] == os.path.join(toolbox, "lib")),
+    "qnn_empty": int(os.environ.get("QNN_SDK_ROOT", "unset") == ""),
+    "unbuffered": int(os.environ.get("PYTHONUNBUFFERED") == "1"),
+}))
+"#,
+    );
+    toolbox
+}
+
+/// A committed git repository holding `files` (path, content).
+pub fn git_repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let repo = git2::Repository::init(dir.path()).unwrap();
+    let mut index = repo.index().unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let sig = git2::Signature::now("user", "user@example.com").unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, "the user's project", &tree, &[])
+        .unwrap();
+    dir
 }

@@ -1,0 +1,192 @@
+//! The command-line side of toolchains: `aipc toolchain setup|list`, the toolchain lines of
+//! `aipc doctor`, and the on-demand setup `aipc run` does before a session. Kept apart from
+//! `cli.rs` so that the two change independently; progress goes to stderr, results to stdout.
+
+use crate::datadir;
+use crate::engine::exit;
+use crate::toolchain::setup::{setup, SetupOutcome};
+use crate::toolchain::{list_targets, probe, Toolchain, VenvState};
+use clap::Subcommand;
+use std::path::Path;
+use tokio_util::sync::CancellationToken;
+
+/// `aipc toolchain …`.
+#[derive(Debug, Subcommand)]
+pub enum ToolchainAction {
+    /// Create (or refresh) a target's venv under the cache
+    /// (<cache>/toolchains/<target>/venv) from toolbox/targets/<target>/requirements.txt;
+    /// a venv that is ready for the current requirements is reused. Exit 3 when it fails.
+    Setup {
+        /// The target, e.g. onnxruntime-cpu.
+        target: String,
+        /// Remove the venv first and install from scratch.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show each target's venv and its state (missing / stale / ready).
+    List,
+}
+
+/// Run `aipc toolchain <action>`; returns the exit code.
+pub async fn toolchain_command(data_dir: Option<&Path>, action: ToolchainAction) -> i32 {
+    let data = match datadir::locate(data_dir) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let toolbox = data.join("toolbox");
+    let targets = list_targets(&toolbox.join("targets"));
+    match action {
+        ToolchainAction::List => {
+            if targets.is_empty() {
+                println!("no targets in {}", toolbox.join("targets").display());
+                return 0;
+            }
+            println!("{:<22} {:<12} venv", "target", "state");
+            for target in &targets {
+                let toolchain = Toolchain::locate(&toolbox, target);
+                let venv = match &toolchain.venv {
+                    Some(venv) => venv.display().to_string(),
+                    None => {
+                        "(none: no requirements.txt, commands use the ambient PATH)".to_string()
+                    }
+                };
+                println!("{target:<22} {:<12} {venv}", toolchain.state().word());
+            }
+            0
+        }
+        ToolchainAction::Setup { target, force } => {
+            if !targets.contains(&target) {
+                eprintln!(
+                    "error: unknown target \"{target}\"; available targets: {}",
+                    targets.join(", ")
+                );
+                return exit::USAGE;
+            }
+            let toolchain = Toolchain::locate(&toolbox, &target);
+            match setup_with_progress(&toolchain, force).await {
+                Ok(()) => 0,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    exit::ENVIRONMENT
+                }
+            }
+        }
+    }
+}
+
+/// Set up `toolchain`, progress on stderr, the outcome on stdout; `Err` is the message of a
+/// failure (exit 3).
+async fn setup_with_progress(toolchain: &Toolchain, force: bool) -> Result<(), String> {
+    let target = &toolchain.target;
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    let watcher = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    let progress = |line: &str| eprintln!("  {line}");
+    let outcome = setup(toolchain, force, "python3", &progress, &cancel).await;
+    watcher.abort();
+    let venv = toolchain
+        .venv
+        .as_ref()
+        .map(|v| v.display().to_string())
+        .unwrap_or_default();
+    match outcome.map_err(|e| format!("toolchain {target}: {e}"))? {
+        SetupOutcome::NotNeeded => println!(
+            "toolchain {target}: nothing to set up — the target has no requirements.txt, so its \
+             commands run with the ambient PATH ({})",
+            toolchain.requirements().display()
+        ),
+        SetupOutcome::Reused => println!(
+            "toolchain {target}: ready, reusing {venv} (requirements.txt unchanged; --force reinstalls)"
+        ),
+        SetupOutcome::Installed { created } => {
+            let versions = probe::versions(&Path::new(&venv).join("bin/python"))
+                .map(|v| probe::describe(&v))
+                .unwrap_or_else(|e| format!("versions unknown: {e}"));
+            println!(
+                "toolchain {target}: ready, {} {venv} ({versions})",
+                if created { "created" } else { "adopted" }
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Before `aipc run`: make the target's venv ready, or say how. `allow_setup` false
+/// (`--no-toolchain-setup`) turns a missing or stale venv into an error naming the command.
+pub async fn ensure_toolchain(toolchain: &Toolchain, allow_setup: bool) -> Result<(), String> {
+    let state = toolchain.state();
+    if matches!(state, VenvState::Ready | VenvState::NotNeeded) {
+        return Ok(());
+    }
+    let target = &toolchain.target;
+    if !allow_setup {
+        return Err(format!(
+            "the toolchain of target \"{target}\" is {}: run `aipc toolchain setup {target}` \
+             (or drop --no-toolchain-setup to set it up on demand)",
+            state.word()
+        ));
+    }
+    eprintln!(
+        "toolchain {target} is {}: setting it up now (`aipc toolchain setup {target}`)",
+        state.word()
+    );
+    setup_with_progress(toolchain, false).await
+}
+
+/// The toolchain lines of `aipc doctor`: per target its venv state and, for a venv that
+/// exists, the versions of python, torch, onnx, onnxruntime, executorch. Returns how many
+/// problems it found (a venv that exists but cannot answer); a missing venv is a note only,
+/// since only that target needs it.
+pub fn doctor_toolchains(data: &Path) -> usize {
+    let toolbox = data.join("toolbox");
+    let mut problems = 0;
+    for target in list_targets(&toolbox.join("targets")) {
+        let toolchain = Toolchain::locate(&toolbox, &target);
+        let what = format!("toolchain {target}");
+        let Some(venv) = &toolchain.venv else {
+            println!("ok   {what}: no venv needed (no requirements.txt; ambient PATH)");
+            continue;
+        };
+        let state = toolchain.state();
+        if state == VenvState::Missing {
+            println!(
+                "note {what}: missing ({}); run `aipc toolchain setup {target}` (or `aipc run` sets it up on demand)",
+                venv.display()
+            );
+            continue;
+        }
+        match probe::versions(&venv.join("bin/python")) {
+            Ok(versions) => {
+                let (mark, advice) = if state == VenvState::Stale {
+                    (
+                        "note",
+                        format!(" — stale: run `aipc toolchain setup {target}`"),
+                    )
+                } else {
+                    ("ok  ", String::new())
+                };
+                println!(
+                    "{mark} {what}: {} {} — {}{advice}",
+                    state.word(),
+                    venv.display(),
+                    probe::describe(&versions)
+                );
+            }
+            Err(message) => {
+                problems += 1;
+                println!(
+                    "MISS {what}: {} is broken: {message}; run `aipc toolchain setup {target} --force`",
+                    venv.display()
+                );
+            }
+        }
+    }
+    problems
+}

@@ -1,0 +1,371 @@
+//! Toolbox tools and toolchain environments through the engine, with a throwaway target whose
+//! scripts need only python3: tools offered from the manifest where a stage names them, their
+//! output streamed, their artifacts recorded, failures shown as classified evidence, policies
+//! applied as to built-in tools; checks_first stages; the environment commands see.
+
+mod common;
+
+use aipc::engine::{exit, Engine};
+use aipc::protocol::{Command, Event, Outcome, Policy};
+use common::calls::{script, FINISH};
+use common::*;
+use std::time::Duration;
+
+const MAKE: &str = r#"{"tool": "make", "args": {"size": 3}}"#;
+const BROKEN: &str = r#"{"tool": "broken", "args": {}}"#;
+
+fn project() -> tempfile::TempDir {
+    git_repo_with(&[("model.py", "def forward(x):\n    return x\n")])
+}
+
+/// One model request: the tools offered and the messages added, as (role, text).
+type Request<'a> = (&'a Vec<String>, &'a Vec<(String, String)>);
+
+/// The requests of `stage`.
+fn requests<'a>(events: &'a [aipc::protocol::EventEnvelope], stage_name: &str) -> Vec<Request<'a>> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ModelRequest {
+                stage,
+                tools,
+                new_messages,
+                ..
+            } if stage == stage_name => Some((tools, new_messages)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn finished(events: &[aipc::protocol::EventEnvelope]) -> Vec<(bool, String, Option<i32>)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolCallFinished {
+                ok,
+                observation,
+                exit_code,
+                ..
+            } => Some((*ok, observation.clone(), *exit_code)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_toolbox_tool_is_offered_streamed_observed_and_its_artifact_recorded() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+
+    // Offered where the stage names it, never where no stage does.
+    let build = requests(&events, "build");
+    let (tools, messages) = build[0];
+    assert!(tools.contains(&"make".to_string()), "{tools:?}");
+    assert!(tools.contains(&"broken".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"hidden".to_string()), "{tools:?}");
+    assert!(tools.contains(&"read_file".to_string()), "{tools:?}");
+    let system = &messages[0].1;
+    assert!(
+        system.contains("Write build/x.bin (size bytes)"),
+        "{system}"
+    );
+
+    // Its output streamed line by line, and the model sees the result line and the warning.
+    let output: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolOutput { line, .. } => Some(line.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(output.contains(&"making 3 bytes"), "{output:?}");
+    let calls = finished(&events);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    let (ok, observation, exit_code) = &calls[0];
+    assert!(ok, "{observation}");
+    assert_eq!(*exit_code, Some(0));
+    assert!(
+        observation.contains(
+            r#"result: {"ok":true,"artifact":"build/x.bin","size":3,"lib":"from-toolbox-lib"}"#
+        ),
+        "{observation}"
+    );
+    assert!(
+        observation.contains("aipc-warning: opset drift"),
+        "{observation}"
+    );
+    assert!(!observation.contains("making 3 bytes"), "{observation}");
+
+    // The build output is recorded with its hash as soon as the tool wrote it.
+    let artifacts = find(&events, |e| matches!(e, Event::ArtifactRecorded { .. }));
+    assert!(
+        matches!(artifacts.first(), Some(Event::ArtifactRecorded { path, stage, bytes: 3, .. }) if path == "build/x.bin" && stage == "build"),
+        "{artifacts:?}"
+    );
+    let recorded_at = events
+        .iter()
+        .position(|e| matches!(e.event, Event::ArtifactRecorded { .. }))
+        .unwrap();
+    let first_check = events
+        .iter()
+        .position(|e| matches!(&e.event, Event::CheckStarted { stage, .. } if stage == "build"))
+        .unwrap();
+    assert!(recorded_at < first_check, "recorded after the tool call");
+}
+
+#[tokio::test]
+async fn a_failing_toolbox_tool_is_observed_as_classified_evidence() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[BROKEN, MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let (ok, observation, exit_code) = &finished(&events)[0];
+    assert!(!ok);
+    assert_eq!(*exit_code, Some(1));
+    for expected in [
+        "exit 1 (",
+        r#"result: {"ok":false,"error":"UserError: Could not guard on data-dependent expression","stage_hint":"export"}"#,
+        "signature: torch.export.data_dependent_guard (class data-dependent-control-flow)",
+        "facts: file=model.py, line=23",
+        r#"fixes: fix_data_dependent_branch {"file": "model.py"}; load_skill export-data-dependent-control-flow"#,
+        "earlier lines in the session log",
+    ] {
+        assert!(observation.contains(expected), "{expected}\n{observation}");
+    }
+    assert!(
+        !observation.contains("frame 3\n"),
+        "a short excerpt: {observation}"
+    );
+    // The model's next request carries it.
+    let build = requests(&events, "build");
+    let (_, messages) = build[1];
+    assert!(
+        messages.iter().any(|(role, text)| role == "tool"
+            && text.contains("[broken failed, exit 1]")
+            && text.contains("signature: torch.export.data_dependent_guard")),
+        "{messages:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_checks_first_stage_that_passes_makes_no_model_call_and_its_check_saw_the_toolchain_env()
+{
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    assert!(requests(&events, "prepare").is_empty(), "no model call");
+    assert!(
+        find(
+            &events,
+            |e| matches!(e, Event::StagePassed { stage, attempts: 0, .. } if stage == "prepare")
+        )
+        .len()
+            == 1
+    );
+    assert!(!find(
+        &events,
+        |e| matches!(e, Event::AttemptStarted { stage, attempt: 0, .. } if stage == "prepare")
+    )
+    .is_empty());
+    assert!(!find(
+        &events,
+        |e| matches!(e, Event::CheckpointMade { stage, .. } if stage == "prepare")
+    )
+    .is_empty());
+    // The check saw AIPC_TARGET_DIR, AIPC_TOOLBOX, PYTHONPATH, QNN_SDK_ROOT="" and
+    // PYTHONUNBUFFERED=1 (every gate names one).
+    let results = find(
+        &events,
+        |e| matches!(e, Event::CheckResult { check_id, .. } if check_id == "prepare.a0.c1"),
+    );
+    let Event::CheckResult {
+        passed, metrics, ..
+    } = results[0]
+    else {
+        unreachable!()
+    };
+    assert!(passed, "{metrics:?}");
+    assert_eq!(metrics.len(), 5, "{metrics:?}");
+    let report = report_json(&outcome);
+    let prepare = &report["stages"][0];
+    assert_eq!(prepare["status"], "passed");
+    assert_eq!(prepare["attempts"], 0);
+    assert_eq!(prepare["model_turns"], 0);
+    assert_eq!(prepare["checks_first"], "passed");
+    let md = std::fs::read_to_string(outcome.report_md.unwrap()).unwrap();
+    assert!(
+        md.contains("| prepare | passed (checks first, no model call) | 0 | 0 |"),
+        "{md}"
+    );
+}
+
+#[tokio::test]
+async fn a_checks_first_stage_that_fails_starts_a_repair_attempt_with_the_evidence() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"tt\"\n[[stage]]\nname = \"build\"\nchecks_first = true\n",
+    )
+    .unwrap();
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let evidence = find(
+        &events,
+        |e| matches!(e, Event::EvidenceCollected { stage, attempt: 0, .. } if stage == "build"),
+    );
+    assert_eq!(evidence.len(), 1, "{evidence:?}");
+    let build = requests(&events, "build");
+    assert_eq!(build.len(), 2, "one attempt, two turns");
+    let task = &build[0].1[1].1;
+    assert!(task.contains("Attempt 1 of 2"), "{task}");
+    assert!(
+        task.contains("checks were run before you started"),
+        "{task}"
+    );
+    assert!(task.contains("missing files: build/x.bin"), "{task}");
+    let report = report_json(&outcome);
+    let stage = &report["stages"][1];
+    assert_eq!(stage["status"], "passed");
+    assert_eq!(stage["attempts"], 1);
+    assert_eq!(stage["checks_first"], "failed");
+}
+
+#[tokio::test]
+async fn toolbox_tools_go_through_policy_approval_and_edit_call() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"tt\"\n[[stage]]\nname = \"build\"\n[stage.tools]\nmake = \"ask\"\nbroken = \"deny\"\n",
+    )
+    .unwrap();
+    let bad_args = r#"{"tool": "make", "args": {"size": 1000}}"#;
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[bad_args, MAKE, FINISH]),
+        interactive(),
+    );
+    let mut stream = harness.engine.subscribe();
+    let commands = harness.commands.clone();
+    let responder = tokio::spawn(async move {
+        while let Ok(envelope) = stream.recv().await {
+            if let Event::ToolCallProposed {
+                call_id,
+                tool,
+                policy: Policy::Ask,
+                args,
+                ..
+            } = &envelope.event
+            {
+                assert_eq!(tool, "make");
+                let command = if args["size"] == 1000 {
+                    // Approved as proposed: the arguments are checked and refused.
+                    Command::Approve {
+                        call_id: call_id.clone(),
+                    }
+                } else {
+                    Command::EditCall {
+                        call_id: call_id.clone(),
+                        args: serde_json::json!({"size": 5}),
+                    }
+                };
+                let _ = commands.send(command);
+            }
+        }
+    });
+    let (outcome, events) = tokio::time::timeout(Duration::from_secs(60), run(harness))
+        .await
+        .expect("the session did not finish");
+    responder.abort();
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let (tools, _) = requests(&events, "build")[0];
+    assert!(
+        !tools.contains(&"broken".to_string()),
+        "denied: not offered"
+    );
+    let calls = finished(&events);
+    assert!(!calls[0].0);
+    assert!(
+        calls[0]
+            .1
+            .contains("invalid arguments for `make`: `size` must be at most 64"),
+        "{}",
+        calls[0].1
+    );
+    assert!(calls[1].0);
+    assert!(calls[1].1.contains(r#""size":5"#), "edited: {}", calls[1].1);
+    assert_eq!(
+        find(&events, |e| matches!(e, Event::ToolCallEdited { .. })).len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_tool_in_the_contract_is_refused_at_start_with_a_suggestion() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"tt\"\n[[stage]]\nname = \"build\"\n[stage.tools]\nmkae = \"allow\"\n",
+    )
+    .unwrap();
+    let setup = setup_for(project.path(), &toolbox, "tt", batch());
+    let (_commands, rx) = tokio::sync::mpsc::unbounded_channel();
+    let model = aipc::model::scripted::ScriptedBackend::parse(
+        std::path::Path::new("replies.jsonl"),
+        FINISH,
+    )
+    .unwrap();
+    let Err(err) = Engine::start(setup, Box::new(model), rx) else {
+        panic!("an unknown tool must not start a session")
+    };
+    let text = err.to_string();
+    assert_eq!(err.exit_code(), exit::USAGE);
+    assert!(text.contains("aipc.toml"), "{text}");
+    assert!(
+        text.contains("stage \"build\": key \"tools.mkae\": unknown tool"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `make`?"), "{text}");
+    assert!(!project.path().join(".aipc").exists(), "nothing started");
+}
