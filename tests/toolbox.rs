@@ -369,3 +369,61 @@ async fn an_unknown_tool_in_the_contract_is_refused_at_start_with_a_suggestion()
     assert!(text.contains("did you mean `make`?"), "{text}");
     assert!(!project.path().join(".aipc").exists(), "nothing started");
 }
+
+#[tokio::test]
+async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
+    let root = tempfile::tempdir().unwrap();
+    let target = root.path().join("toolbox/targets/slow");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(
+        target.join("slow.py"),
+        "import subprocess, time\nprint('starting', flush=True)\nsubprocess.Popen(['sleep', '93'])\ntime.sleep(93)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        target.join("toolbox.toml"),
+        "[[tool]]\nname = \"slow\"\nscript = \"slow.py\"\ndescription = \"Never ends.\"\ntimeout_s = 1\n",
+    )
+    .unwrap();
+    let toolbox = aipc::toolbox::Toolbox::load(&target).unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let workspace = aipc::tools::Workspace::new(work.path()).unwrap();
+    let lines = std::sync::Mutex::new(Vec::new());
+    let on_output =
+        |_: aipc::protocol::OutputStream, l: &str| lines.lock().unwrap().push(l.to_string());
+    let no_skills = |_: &str| -> Result<String, String> { Err("none".into()) };
+    let ctx = aipc::tools::ToolContext {
+        workspace: &workspace,
+        cancel: tokio_util::sync::CancellationToken::new(),
+        on_output: &on_output,
+        load_skill: &no_skills,
+        run_timeout: Duration::from_secs(60),
+        env: &[],
+        env_remove: &[],
+    };
+    let classify = |_: &aipc::evidence::Failure| aipc::protocol::Evidence::default();
+    let started = std::time::Instant::now();
+    let result = aipc::toolbox::execute(
+        toolbox.get("slow").unwrap(),
+        &serde_json::json!({}),
+        &ctx,
+        "python3",
+        &classify,
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!result.ok);
+    assert!(
+        result
+            .observation
+            .starts_with("timed out after 1 s; the script and its children were killed"),
+        "{}",
+        result.observation
+    );
+    assert_eq!(lines.lock().unwrap().as_slice(), ["starting"]);
+    let survivors = std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        String::from_utf8_lossy(&cmdline).replace('\0', " ").trim() == "sleep 93"
+    });
+    assert!(!survivors, "a child of the script survived");
+}
