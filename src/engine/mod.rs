@@ -207,6 +207,13 @@ impl Engine {
                 ("base_commit".to_string(), repo.base_commit()),
                 ("branch".to_string(), repo.branch()),
                 ("libgit2".to_string(), libgit2_version()),
+                (
+                    "toolchain".to_string(),
+                    match &setup.toolchain.venv {
+                        Some(venv) => venv.display().to_string(),
+                        None => "ambient PATH (no requirements.txt)".to_string(),
+                    },
+                ),
             ]
             .into(),
         };

@@ -7,7 +7,7 @@
 
 use super::{requirements_hash, stamp_text, Toolchain, VenvState, STAMP_FILE};
 use crate::protocol::OutputStream;
-use crate::tools::{run_command, CommandSpec};
+use crate::tools::{run_command, shell_quote as quote, CommandSpec};
 use std::path::Path;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -176,11 +176,6 @@ async fn step(
     }
 }
 
-/// `text` quoted for `sh`.
-pub fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 fn quote_path(path: &Path) -> String {
     quote(&path.display().to_string())
 }
@@ -188,12 +183,6 @@ fn quote_path(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quoting_survives_single_quotes() {
-        assert_eq!(quote("a b"), "'a b'");
-        assert_eq!(quote("it's"), r"'it'\''s'");
-    }
 
     #[tokio::test]
     async fn a_target_without_requirements_needs_nothing() {

@@ -30,7 +30,7 @@ mod write;
 
 pub use confine::Workspace;
 pub use error::ToolError;
-pub use process::{run_command, CommandOutcome, CommandSpec};
+pub use process::{run_command, shell_quote, CommandOutcome, CommandSpec};
 
 use crate::protocol::{FileDiff, OutputStream};
 use serde::de::DeserializeOwned;

@@ -62,6 +62,11 @@ impl CommandOutcome {
     }
 }
 
+/// `text` as one `sh` word (single-quoted), for building commands from paths and JSON.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 /// Run `spec.command`; `on_line` is called for every output line (without its newline).
 /// Returns an error only if the shell could not be spawned.
 pub async fn run_command(
@@ -350,6 +355,12 @@ mod tests {
         let canon = dir.path().canonicalize().unwrap();
         assert_eq!(out.stdout, format!("v1\n{}\n", canon.display()));
         assert!(out.success());
+    }
+
+    #[test]
+    fn shell_quote_survives_single_quotes() {
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
     }
 
     #[test]
