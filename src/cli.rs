@@ -132,8 +132,47 @@ impl ModelArgs {
     }
 }
 
+/// Which DeployBench arms to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ArmChoice {
+    Skills,
+    Control,
+    Both,
+}
+
 #[derive(Debug, Subcommand)]
 enum BenchWhat {
+    /// DeployBench: run the deployment tasks in batch mode, each in its own session, in the
+    /// skills arm and/or the control arm (no skills, raw log tail), and print the table.
+    Deploy {
+        /// Task names (glob) under the tasks folder.
+        #[arg(long, default_value = "*")]
+        tasks: String,
+        /// The tasks folder (default: tests/deploybench/tasks in the data dir).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ArmChoice::Skills)]
+        arm: ArmChoice,
+        /// The model of every run (default: the embedded default model).
+        #[arg(long)]
+        model: Option<String>,
+        /// Decode threads of each run's in-process model.
+        #[arg(long)]
+        threads: Option<u32>,
+        /// Runs in parallel.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Output folder (project copies, sessions, deploybench.md/.json); default: a new
+        /// folder under the aipc cache.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// A previous deploybench.json: exit 1 when a task that succeeded there fails now.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Print the table as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Speed of the in-process backend on a GGUF: prompt processing, decode with and without
     /// the tool-call constraint, KV reuse across turns; ratios against llama-bench when given.
     Model {
@@ -266,6 +305,31 @@ pub async fn main() -> i32 {
                 }
             }
         }
+        Commands::Bench {
+            what:
+                BenchWhat::Deploy {
+                    tasks,
+                    tasks_dir,
+                    arm,
+                    model,
+                    threads,
+                    jobs,
+                    out,
+                    baseline,
+                    json,
+                },
+        } => bench_deploy(BenchDeployArgs {
+            data_dir: cli.data_dir,
+            tasks,
+            tasks_dir,
+            arm,
+            model,
+            threads,
+            jobs,
+            out,
+            baseline,
+            json,
+        }),
         Commands::Sessions { project } => match session::list_sessions(&project) {
             Ok(sessions) => {
                 print!("{}", session::format_sessions_table(&sessions));
@@ -538,4 +602,130 @@ fn doctor(data_dir: Option<&Path>) -> i32 {
         println!("{missing} problem(s); fix them and run `aipc doctor` again");
         exit::ENVIRONMENT
     }
+}
+
+struct BenchDeployArgs {
+    data_dir: Option<PathBuf>,
+    tasks: String,
+    tasks_dir: Option<PathBuf>,
+    arm: ArmChoice,
+    model: Option<String>,
+    threads: Option<u32>,
+    jobs: usize,
+    out: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    json: bool,
+}
+
+/// `aipc bench deploy`: exit 0 when the runs completed (whatever their outcomes), 1 on a
+/// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails.
+fn bench_deploy(args: BenchDeployArgs) -> i32 {
+    use crate::deploybench::{self, Arm};
+    let data = match datadir::locate(args.data_dir.as_deref()) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let tasks_dir = args
+        .tasks_dir
+        .unwrap_or_else(|| data.join("tests/deploybench/tasks"));
+    let tasks = match deploybench::load_tasks(&tasks_dir, &data, &args.tasks) {
+        Ok(tasks) => tasks,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let baseline = match &args.baseline {
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| {
+                serde_json::from_str::<deploybench::BenchDeployReport>(&t)
+                    .map_err(|e| e.to_string())
+            }) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("error: baseline {}: {e}", path.display());
+                return exit::USAGE;
+            }
+        },
+        None => None,
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("error: cannot find the aipc executable: {e}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let out_dir = args.out.unwrap_or_else(|| {
+        store::cache_dir()
+            .join("deploybench")
+            .join(crate::session::new_session_id())
+    });
+    let config = deploybench::DeployBenchConfig {
+        exe,
+        data_dir: data,
+        tasks,
+        arms: match args.arm {
+            ArmChoice::Skills => vec![Arm::Skills],
+            ArmChoice::Control => vec![Arm::Control],
+            ArmChoice::Both => vec![Arm::Skills, Arm::Control],
+        },
+        model: args.model,
+        run_flags: args
+            .threads
+            .map(|t| vec!["--threads".to_string(), t.to_string()])
+            .unwrap_or_default(),
+        jobs: args.jobs.max(1),
+        out_dir: out_dir.clone(),
+    };
+    eprintln!(
+        "bench deploy: {} task(s) × {} arm(s) → {}",
+        config.tasks.len(),
+        config.arms.len(),
+        out_dir.display()
+    );
+    let progress = |r: &deploybench::RunRecord| {
+        eprintln!(
+            "bench deploy: {} [{}] {} {} at {} in {:.1} s",
+            r.task,
+            r.arm,
+            if r.success { "✔" } else { "✘" },
+            r.outcome,
+            r.stage_reached,
+            r.wall_s
+        )
+    };
+    let report = match deploybench::run(&config, &progress) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    if args.json {
+        match serde_json::to_string(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::ENVIRONMENT;
+            }
+        }
+    } else {
+        print!("{}", report.to_markdown());
+        println!("\n{}", out_dir.join("deploybench.md").display());
+    }
+    if let Some(baseline) = baseline {
+        let regressions = deploybench::regressions(&baseline, &report);
+        if !regressions.is_empty() {
+            for r in &regressions {
+                eprintln!("regression: {r}");
+            }
+            return exit::STAGE_FAILED;
+        }
+    }
+    0
 }

@@ -31,6 +31,7 @@ pub mod cli;
 pub mod console;
 pub mod contract;
 pub mod datadir;
+pub mod deploybench;
 pub mod diff;
 pub mod engine;
 pub mod evidence;

@@ -70,6 +70,8 @@ pub struct Report {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub model_time_ms: u64,
+    /// Time spent in check commands and tool calls (the toolchain's share of the wall time).
+    pub toolchain_time_ms: u64,
     pub tool_calls: u32,
     pub stages: Vec<StageReport>,
     pub checkpoints: Vec<(String, String)>,
@@ -97,6 +99,7 @@ impl Report {
             prompt_tokens: 0,
             completion_tokens: 0,
             model_time_ms: 0,
+            toolchain_time_ms: 0,
             tool_calls: 0,
             stages: Vec::new(),
             checkpoints: Vec::new(),
@@ -161,6 +164,9 @@ impl Report {
                     }
                 }
                 Event::ModelInvalidCall { .. } => report.invalid_replies += 1,
+                Event::ToolCallFinished { duration_ms, .. } => {
+                    report.toolchain_time_ms += duration_ms;
+                }
                 Event::ToolCallStarted { .. } => {
                     report.tool_calls += 1;
                     if let Some(s) = stage {
@@ -185,6 +191,7 @@ impl Report {
                     gates,
                     duration_ms,
                 } => {
+                    report.toolchain_time_ms += duration_ms;
                     if let Some(s) = stage {
                         s.metrics.extend(metrics.clone());
                         s.checks.push(CheckReport {
@@ -311,7 +318,12 @@ impl Report {
             self.completion_tokens,
             seconds(self.model_time_ms)
         );
-        let _ = writeln!(md, "- tool calls: {}", self.tool_calls);
+        let _ = writeln!(
+            md,
+            "- tool calls: {}; {} in checks and tool calls",
+            self.tool_calls,
+            seconds(self.toolchain_time_ms)
+        );
         let _ = writeln!(md, "- human interventions: {}\n", self.human_interventions);
         let _ = writeln!(md, "## Stages\n");
         let _ = writeln!(

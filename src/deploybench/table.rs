@@ -1,0 +1,316 @@
+//! The DeployBench table: one row per run (task × arm) read from the session's own report, and
+//! a summary per arm; printed as Markdown and JSON.
+
+use super::{Arm, Task};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One run of one task in one arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub task: String,
+    pub target: String,
+    pub arm: String,
+    /// The session's outcome (`deployed`, `failed`, `aborted`, `error`), or `error` when the
+    /// run produced no report.
+    pub outcome: String,
+    /// Whether the task's expectation was met with zero human interventions.
+    pub success: bool,
+    /// The last stage that passed, or the stage that failed.
+    pub stage_reached: String,
+    /// Attempts beyond the first, summed over stages.
+    pub repair_attempts: u32,
+    pub model_turns: u64,
+    pub tokens: u64,
+    pub model_time_s: f64,
+    pub toolchain_time_s: f64,
+    pub wall_s: f64,
+    pub human_interventions: u64,
+    pub exit_code: Option<i32>,
+    /// The session folder (replay it with `aipc replay`).
+    pub session: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+impl RunRecord {
+    pub(super) fn new(task: &Task, arm: Arm) -> Self {
+        RunRecord {
+            task: task.name.clone(),
+            target: task.target.clone(),
+            arm: arm.name().to_string(),
+            outcome: String::new(),
+            success: false,
+            stage_reached: String::new(),
+            repair_attempts: 0,
+            model_turns: 0,
+            tokens: 0,
+            model_time_s: 0.0,
+            toolchain_time_s: 0.0,
+            wall_s: 0.0,
+            human_interventions: 0,
+            exit_code: None,
+            session: String::new(),
+            note: String::new(),
+        }
+    }
+
+    /// Fill the row from a session's `report.json`; `expect_stages` empty means the whole
+    /// deployment must succeed.
+    pub(super) fn fill_from_report(
+        &mut self,
+        report: &serde_json::Value,
+        expect_stages: &[String],
+    ) {
+        let num = |key: &str| report.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+        self.outcome = report
+            .get("outcome")
+            .and_then(|v| v.as_str())
+            .unwrap_or("error")
+            .to_string();
+        self.model_turns = num("model_turns");
+        self.tokens = num("prompt_tokens") + num("completion_tokens");
+        self.model_time_s = num("model_time_ms") as f64 / 1000.0;
+        self.toolchain_time_s = num("toolchain_time_ms") as f64 / 1000.0;
+        self.human_interventions = num("human_interventions");
+        let stages: Vec<(String, String, u64)> = report
+            .get("stages")
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .map(|s| {
+                        (
+                            s.get("name")
+                                .and_then(|v| v.as_str())
+                                .unwrap_or("")
+                                .to_string(),
+                            s.get("status")
+                                .and_then(|v| v.as_str())
+                                .unwrap_or("")
+                                .to_string(),
+                            s.get("attempts").and_then(|v| v.as_u64()).unwrap_or(0),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.repair_attempts = stages
+            .iter()
+            .map(|(_, _, attempts)| attempts.saturating_sub(1) as u32)
+            .sum();
+        self.stage_reached = stages
+            .iter()
+            .find(|(_, status, _)| status != "passed" && status != "skipped")
+            .or_else(|| stages.last())
+            .map(|(name, status, _)| {
+                if status == "passed" {
+                    name.clone()
+                } else {
+                    format!("{name} ({status})")
+                }
+            })
+            .unwrap_or_default();
+        let expected_met = if expect_stages.is_empty() {
+            self.outcome == "deployed"
+        } else {
+            expect_stages.iter().all(|want| {
+                stages
+                    .iter()
+                    .any(|(name, status, _)| name == want && status == "passed")
+            })
+        };
+        self.success = expected_met && self.human_interventions == 0;
+    }
+}
+
+/// The figures of one arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArmSummary {
+    pub tasks: usize,
+    pub deployed: usize,
+    pub success_rate: f64,
+    pub median_wall_s: f64,
+    pub median_model_time_s: f64,
+    pub median_toolchain_time_s: f64,
+}
+
+/// The whole table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchDeployReport {
+    pub runs: Vec<RunRecord>,
+    pub summary: BTreeMap<String, ArmSummary>,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    let mid = values.len() / 2;
+    if values.len().is_multiple_of(2) {
+        (values[mid - 1] + values[mid]) / 2.0
+    } else {
+        values[mid]
+    }
+}
+
+impl BenchDeployReport {
+    pub fn new(runs: Vec<RunRecord>) -> Self {
+        let mut summary = BTreeMap::new();
+        let arms: std::collections::BTreeSet<String> = runs.iter().map(|r| r.arm.clone()).collect();
+        for arm in arms {
+            let of_arm: Vec<&RunRecord> = runs.iter().filter(|r| r.arm == arm).collect();
+            let deployed = of_arm.iter().filter(|r| r.success).count();
+            summary.insert(
+                arm,
+                ArmSummary {
+                    tasks: of_arm.len(),
+                    deployed,
+                    success_rate: if of_arm.is_empty() {
+                        0.0
+                    } else {
+                        deployed as f64 / of_arm.len() as f64
+                    },
+                    median_wall_s: median(of_arm.iter().map(|r| r.wall_s).collect()),
+                    median_model_time_s: median(of_arm.iter().map(|r| r.model_time_s).collect()),
+                    median_toolchain_time_s: median(
+                        of_arm.iter().map(|r| r.toolchain_time_s).collect(),
+                    ),
+                },
+            );
+        }
+        BenchDeployReport { runs, summary }
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut md = String::from("# DeployBench\n\n");
+        md.push_str("| arm | tasks | deployed | success rate | median wall | median model | median toolchain |\n|---|---|---|---|---|---|---|\n");
+        for (arm, s) in &self.summary {
+            let _ = writeln!(
+                md,
+                "| {arm} | {} | {} | {:.0}% | {:.1} s | {:.1} s | {:.1} s |",
+                s.tasks,
+                s.deployed,
+                s.success_rate * 100.0,
+                s.median_wall_s,
+                s.median_model_time_s,
+                s.median_toolchain_time_s
+            );
+        }
+        md.push_str("\n| task | target | arm | outcome | stage reached | repairs | turns | tokens | model | toolchain | wall | humans |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for r in &self.runs {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {}{} | {} | {} | {} | {} | {:.1} s | {:.1} s | {:.1} s | {} |",
+                r.task,
+                r.target,
+                r.arm,
+                if r.success { "✔ " } else { "✘ " },
+                r.outcome,
+                r.stage_reached,
+                r.repair_attempts,
+                r.model_turns,
+                r.tokens,
+                r.model_time_s,
+                r.toolchain_time_s,
+                r.wall_s,
+                r.human_interventions
+            );
+        }
+        let notes: Vec<&RunRecord> = self.runs.iter().filter(|r| !r.note.is_empty()).collect();
+        if !notes.is_empty() {
+            md.push_str("\nNotes:\n");
+            for r in notes {
+                let _ = writeln!(md, "- {} ({}): {}", r.task, r.arm, r.note);
+            }
+        }
+        md.push_str("\nSessions:\n");
+        for r in &self.runs {
+            if !r.session.is_empty() {
+                let _ = writeln!(md, "- {} ({}): {}", r.task, r.arm, r.session);
+            }
+        }
+        md
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(arm: Arm) -> RunRecord {
+        let task = Task {
+            name: "t".into(),
+            description: String::new(),
+            project: ".".into(),
+            target: "x".into(),
+            covers: vec![],
+            overlay: None,
+            expect_stages: vec![],
+        };
+        RunRecord::new(&task, arm)
+    }
+
+    fn report(outcome: &str, stages: serde_json::Value, humans: u64) -> serde_json::Value {
+        json!({"outcome": outcome, "model_turns": 4, "prompt_tokens": 100, "completion_tokens": 20,
+               "model_time_ms": 1500, "toolchain_time_ms": 2500, "human_interventions": humans,
+               "stages": stages})
+    }
+
+    #[test]
+    fn a_deployed_session_with_repairs_is_a_success() {
+        let mut r = record(Arm::Skills);
+        r.fill_from_report(
+            &report(
+                "deployed",
+                json!([{"name":"export","status":"passed","attempts":2},
+                       {"name":"accuracy","status":"passed","attempts":1}]),
+                0,
+            ),
+            &[],
+        );
+        assert!(r.success);
+        assert_eq!(r.repair_attempts, 1);
+        assert_eq!(r.stage_reached, "accuracy");
+        assert_eq!(r.tokens, 120);
+        assert_eq!(r.toolchain_time_s, 2.5);
+    }
+
+    #[test]
+    fn a_failed_stage_or_a_human_is_not_a_success() {
+        let stages = json!([{"name":"export","status":"passed","attempts":1},
+                            {"name":"accuracy","status":"failed","attempts":3}]);
+        let mut r = record(Arm::Control);
+        r.fill_from_report(&report("failed", stages.clone(), 0), &[]);
+        assert!(!r.success);
+        assert_eq!(r.stage_reached, "accuracy (failed)");
+        // Only export expected: met — unless a human helped.
+        let mut r = record(Arm::Control);
+        r.fill_from_report(&report("failed", stages.clone(), 0), &["export".into()]);
+        assert!(r.success);
+        let mut r = record(Arm::Control);
+        r.fill_from_report(&report("deployed", stages, 1), &["export".into()]);
+        assert!(!r.success);
+    }
+
+    #[test]
+    fn summary_per_arm_and_regressions() {
+        let mut a = record(Arm::Skills);
+        a.success = true;
+        a.wall_s = 10.0;
+        let mut b = record(Arm::Control);
+        b.wall_s = 30.0;
+        let before = BenchDeployReport::new(vec![a.clone(), b.clone()]);
+        assert_eq!(before.summary["skills"].success_rate, 1.0);
+        assert_eq!(before.summary["control"].deployed, 0);
+        assert!(before.to_markdown().contains("| skills | 1 | 1 | 100% |"));
+        let mut a2 = a.clone();
+        a2.success = false;
+        a2.outcome = "failed".into();
+        let now = BenchDeployReport::new(vec![a2, b]);
+        let regressions = super::super::regressions(&before, &now);
+        assert_eq!(regressions.len(), 1, "{regressions:?}");
+    }
+}
