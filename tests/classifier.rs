@@ -85,7 +85,7 @@ const CASES: &[Case] = &[
     case(ET, "probes/et_fail--data-dependent-guard.txt", "export.data_dependent_guard", "data-dependent-control-flow",
         &[("expression", "Eq(u0, 1)"), ("file", "et_fail.py"), ("line", "15"), ("function", "forward"), ("code", "if x.sum() > 0: return x*2")]),
     case(ORT, "traces/ort--dynamo-data-dependent.txt", "export.data_dependent_guard", "data-dependent-control-flow",
-        &[("expression", "Eq(u0, 1)"), ("file", "gen_ort.py"), ("line", "37"), ("code", "if x.sum() > 0:")]),
+        &[("expression", "Eq(u0, 1)"), ("file", "gen_ort.py"), ("line", "38"), ("code", "if x.sum() > 0:")]),
     // The ONNX exporter's step-1 wrapper: the cause inside it wins.
     case(ORT, "probes/onnx_t--torch-export-error-step1.txt", "export.data_dependent_guard", "data-dependent-control-flow",
         &[("expression", "Eq(u0, 1)")]),
