@@ -19,6 +19,11 @@
 //! so a gate failure can be classified like a log line. The excerpt is the tail of the log only;
 //! when the matched line lies before the tail it is shown first, so the model always sees it.
 //!
+//! A fix may name facts: `${file}` is replaced by the fact `file`, `${file|model.py}` falls back
+//! to `model.py` when the regex did not capture `file` (a `${name}` without fact or default is
+//! left as written), so a fix can be the exact call to make:
+//! `fix_branch_to_where {"file": "${file|model.py}"}`.
+//!
 //! A failure no table knows still gets a signature: the failed check plus a normalised form of
 //! its most telling line (digits, hex ids and temp paths blanked), so "the same failure twice" is
 //! recognised either way.
@@ -188,6 +193,7 @@ impl Classifier {
                             .map(|m| (name.to_string(), m.as_str().to_string()))
                     })
                     .collect();
+                let candidate_fixes = sig.fixes.iter().map(|f| fill_facts(f, &facts)).collect();
                 Evidence {
                     signature: sig.id.clone(),
                     class: Some(sig.class.clone()),
@@ -195,7 +201,7 @@ impl Classifier {
                     exit_code: failure.exit_code,
                     excerpt,
                     facts,
-                    candidate_fixes: sig.fixes.clone(),
+                    candidate_fixes,
                 }
             }
             None => Evidence {
@@ -282,6 +288,27 @@ fn compile(file: &str, entries: Vec<SignatureEntry>) -> Result<Vec<Signature>, S
             })
         })
         .collect()
+}
+
+/// `fix` with each `${name}` / `${name|default}` replaced by the fact `name` (else the default;
+/// with neither, the placeholder stays as written).
+fn fill_facts(fix: &str, facts: &BTreeMap<String, String>) -> String {
+    static PLACEHOLDER: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+    let Some(placeholder) =
+        PLACEHOLDER.get_or_init(|| Regex::new(r"\$\{(\w+)(?:\|([^}]*))?\}").ok())
+    else {
+        return fix.to_string();
+    };
+    placeholder
+        .replace_all(fix, |caps: &regex::Captures| {
+            let name = caps.get(1).map_or("", |m| m.as_str());
+            match (facts.get(name), caps.get(2)) {
+                (Some(value), _) => value.clone(),
+                (None, Some(default)) => default.as_str().to_string(),
+                (None, None) => caps.get(0).map_or("", |m| m.as_str()).to_string(),
+            }
+        })
+        .into_owned()
 }
 
 /// What the regexes see: the log, then one `aipc-gate-failed:` line per failed gate.
@@ -512,6 +539,29 @@ regex = 'aipc-gate-failed: (?P<check>[^\n]*?): top1_agreement\s*>=\s*(?P<thresho
         // Without gate failures the text is the log itself.
         f.gate_failures.clear();
         assert_eq!(classified_text(&f), f.log);
+    }
+
+    #[test]
+    fn fixes_name_facts() {
+        let table = r#"
+[[signature]]
+id = "guard"
+regex = 'guard(?: in (?P<file>\S+))?'
+fixes = ['fix {"file": "${file|model.py}"}', "see ${file}", "keep ${nope} and $5"]
+"#;
+        let c = Classifier::parse("sig.toml", table).unwrap();
+        let ev = c.classify(&failure("guard in net/backbone.py"), true);
+        assert_eq!(
+            ev.candidate_fixes,
+            vec![
+                r#"fix {"file": "net/backbone.py"}"#,
+                "see net/backbone.py",
+                "keep ${nope} and $5"
+            ]
+        );
+        let ev = c.classify(&failure("guard"), true);
+        assert_eq!(ev.candidate_fixes[0], r#"fix {"file": "model.py"}"#);
+        assert_eq!(ev.candidate_fixes[1], "see ${file}");
     }
 
     #[test]
