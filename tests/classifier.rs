@@ -16,14 +16,25 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn table(target: &str) -> Classifier {
-    let path = root()
-        .join("toolbox/targets")
-        .join(target)
-        .join("signatures.toml");
-    let classifier = Classifier::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert!(!classifier.is_empty(), "{} is empty", path.display());
-    classifier
+/// The target's table, loaded once per test binary (regexes compile slowly in debug builds).
+fn table(target: &str) -> &'static Classifier {
+    static TABLES: std::sync::OnceLock<BTreeMap<&'static str, Classifier>> =
+        std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        TARGETS
+            .iter()
+            .map(|t| {
+                let path = root()
+                    .join("toolbox/targets")
+                    .join(t)
+                    .join("signatures.toml");
+                let classifier = Classifier::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!classifier.is_empty(), "{} is empty", path.display());
+                (*t, classifier)
+            })
+            .collect()
+    });
+    &tables[target]
 }
 
 /// One fixture and what the classifier must make of it.
@@ -112,6 +123,7 @@ const CASES: &[Case] = &[
     case(ORT, "traces/et--numpy-in-forward.txt", "export.torch_export_failed", "export-failed",
         &[("error", "RuntimeError: .numpy() is not supported for tensor subclasses.")]),
     // ---- ExecuTorch lowering
+    case(ET, "traces/et--lower-median.txt", "edge.non_core_median", "unsupported-operator", &[("op", "aten.median.dim")]),
     case(ET, "probes/et_fail2--unique-non-core-aten.txt", "edge.non_core_aten", "unsupported-operator",
         &[("op", "aten._unique2.default")]),
     case(ET, "probes/et_fail--fft-complex-dtype.txt", "edge.dtype_mismatch_complex", "complex-dtype",
@@ -143,6 +155,8 @@ const CASES: &[Case] = &[
     case(ET, "probes/et_fail2--set-inputs-0x10-only.txt", "et.set_inputs_failed", "input-contract",
         &[("method", "forward"), ("error_code", "0x10")]),
     // ---- torch.onnx export
+    case(ORT, "traces/ort--dynamo-median.txt", "onnx.no_function_median", "unsupported-operator",
+        &[("op", "aten.median"), ("overload", "dim"), ("node", "median")]),
     case(ORT, "probes/onnx_t2--no-onnx-function-eigh.txt", "onnx.no_function", "unsupported-operator",
         &[("op", "aten._linalg_eigh"), ("overload", "default"), ("reason", "No decompositions registered for the real-valued input"),
           ("node", "_linalg_eigh")]),
@@ -203,6 +217,8 @@ const CASES: &[Case] = &[
         &[("sample", "17"), ("max_abs", "10000.0"), ("ratio", "625.0"), ("median_max_abs", "16.0")]),
     gated(ET, "synthetic/quantize-calibration-outlier.txt", "int8 accuracy", &["top1_agreement >= 0.98=0.0000"],
         "quant.calibration_outlier", "quantization-accuracy", &[("sample", "17")]),
+    gated(ET, "synthetic/quantize-calibration-outlier-zero-median.txt", "int8 accuracy", &["top1_agreement >= 0.98=0.2000"],
+        "quant.calibration_outlier", "quantization-accuracy", &[("sample", "3"), ("max_abs", "5.0"), ("median_max_abs", "0")]),
     gated(ORT, "synthetic/compare-int8.txt", "accuracy", &["top1_agreement >= 0.98=0.0000", "acc_drop_points <= 1=88.0000"],
         "quant.accuracy_collapse", "quantization-accuracy",
         &[("metric", "top1_agreement"), ("op", ">="), ("threshold", "0.98"), ("measured", "0.0000")]),
@@ -270,10 +286,9 @@ fn tables_load_with_unique_ids() {
 
 #[test]
 fn every_fixture_gets_its_signature_class_and_facts() {
-    let tables: BTreeMap<&str, Classifier> = TARGETS.iter().map(|t| (*t, table(t))).collect();
     let mut wrong = Vec::new();
     for case in CASES {
-        let ev = tables[case.target].classify(&failure(case), true);
+        let ev = table(case.target).classify(&failure(case), true);
         let mut problems = Vec::new();
         if ev.signature != case.id {
             problems.push(format!("signature {} (want {})", ev.signature, case.id));
@@ -363,6 +378,42 @@ fn unknown_logs_get_a_stable_fallback_signature() {
 }
 
 #[test]
+fn fixes_carry_the_facts() {
+    let find = |fixture: &str, target: &str| {
+        let case = CASES
+            .iter()
+            .find(|c| c.fixture == fixture && c.target == target)
+            .unwrap();
+        table(target).classify(&failure(case), true).candidate_fixes
+    };
+    let fixes = find("probes/et_fail--data-dependent-guard.txt", ET);
+    assert!(
+        fixes.contains(&r#"fix_branch_to_where {"file": "et_fail.py"}"#.to_string()),
+        "{fixes:?}"
+    );
+    // No file in the log: the default.
+    let fixes = find("probes/onnx_t--torch-export-error-step1.txt", ORT);
+    assert!(
+        fixes.contains(&r#"fix_branch_to_where {"file": "model.py"}"#.to_string()),
+        "{fixes:?}"
+    );
+    let fixes = find("synthetic/quantize-calibration-outlier.txt", ORT);
+    assert!(
+        fixes
+            .iter()
+            .any(|f| f.contains("drops calibration sample 17")),
+        "{fixes:?}"
+    );
+    // No fix keeps a placeholder once classified with its facts.
+    for case in CASES {
+        let ev = table(case.target).classify(&failure(case), true);
+        for fix in &ev.candidate_fixes {
+            assert!(!fix.contains("${"), "{}: {fix}", case.fixture);
+        }
+    }
+}
+
+#[test]
 fn control_arm_sees_no_classes() {
     let ev = table(ET).classify(&failure(&CASES[0]), false);
     assert_eq!(ev.class, None);
@@ -439,10 +490,9 @@ fn every_signature_a_skill_answers_exists() {
 #[test]
 #[ignore]
 fn show() {
-    let tables: BTreeMap<&str, Classifier> = TARGETS.iter().map(|t| (*t, table(t))).collect();
     let want = std::env::var("SHOW").unwrap_or_default();
     for case in CASES.iter().filter(|c| c.fixture.contains(&want)) {
-        let ev = tables[case.target].classify(&failure(case), true);
+        let ev = table(case.target).classify(&failure(case), true);
         println!(
             "==== {} [{}]\n{}\n{:?}\n{:?}\n{}\n",
             case.fixture, case.target, ev.signature, ev.facts, ev.candidate_fixes, ev.excerpt

@@ -87,10 +87,23 @@ def numpy_in_forward():
     torch.export.export(NumpyInForward(), (torch.randn(4, 2),))
 
 
+class Median(torch.nn.Module):
+    def forward(self, x):
+        return torch.median(x, dim=1).values
+
+
+def lower_median():
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    ep = torch.export.export(Median(), (torch.randn(2, 5),))
+    to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
+
+
 case("unknown-method", unknown_method)
 case("missing-kernel", missing_kernel)
 case("item-size", item_size)
 case("numpy-in-forward", numpy_in_forward)
+case("lower-median", lower_median)
 
 if __name__ == "__main__":
     # `gen.py` records every case, `gen.py A B` only those; `--case A` is the child run.

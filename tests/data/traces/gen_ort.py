@@ -53,6 +53,15 @@ def dynamo_data_ptr():
     torch.onnx.export(DataPtr(), (torch.randn(4, 2),), "_scratch/ptr.onnx", dynamo=True)
 
 
+class Median(torch.nn.Module):
+    def forward(self, x):
+        return torch.median(x, dim=1).values
+
+
+def dynamo_median():
+    torch.onnx.export(Median(), (torch.randn(2, 5),), "_scratch/median.onnx", dynamo=True)
+
+
 class Net(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -118,6 +127,7 @@ def ort_wrong_rank():
 
 case("dynamo-data-dependent", dynamo_data_dependent)
 case("dynamo-data-ptr", dynamo_data_ptr)
+case("dynamo-median", dynamo_median)
 case("opset13-drift", opset13_drift)
 case("calibration-wrong-input-name", calibration_wrong_name)
 case("external-data-missing", external_data_missing)
