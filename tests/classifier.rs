@@ -10,7 +10,9 @@ use std::path::PathBuf;
 
 const ORT: &str = "onnxruntime-cpu";
 const ET: &str = "executorch-xnnpack";
-const TARGETS: [&str; 2] = [ORT, ET];
+/// Not a selectable target yet (no contract): its table is tested on the quoted messages.
+const QAIRT: &str = "qairt";
+const TARGETS: [&str; 3] = [ORT, ET, QAIRT];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -265,6 +267,34 @@ const CASES: &[Case] = &[
     case(ET, "toolbox/et-run-nhwc-input--tail.txt", "et.execute_failed", "runtime-error", &[("error_code", "0x1")]),
     case(ORT, "toolbox/ort-inspect-external-data-missing--checker-line.txt", "onnx.checker_external_data", "missing-external-data",
         &[("tensor", "features.0.weight"), ("data_file", "build/model.onnx.data")]),
+    // ---- environment (shared table; messages quoted in reference §2.2, §5)
+    case(ORT, "synthetic/env-torch-no-deps.txt", "env.torch_cuda_libs_missing", "toolchain-broken", &[("so", "libcudart.so.13")]),
+    case(ET, "synthetic/env-torch-no-deps.txt", "env.torch_cuda_libs_missing", "toolchain-broken", &[("so", "libcudart.so.13")]),
+    case(ET, "synthetic/env-qnn-download.txt", "env.qnn_sdk_missing", "toolchain-broken", &[]),
+    case(ORT, "synthetic/env-qnn-download.txt", "env.qnn_sdk_missing", "toolchain-broken", &[]),
+    case(ORT, "synthetic/env-module-missing.txt", "env.module_missing", "missing-module", &[("module", "sklearn")]),
+    case(ET, "synthetic/env-module-missing.txt", "env.module_missing", "missing-module", &[("module", "sklearn")]),
+    // ---- QAIRT (messages quoted in reference §3.3)
+    case(QAIRT, "qairt/dynamic-input.txt", "qairt.dynamic_input", "dynamic-shape", &[("inputs", "'input'")]),
+    case(QAIRT, "qairt/op-validation-0xc26.txt", "qairt.op_validation", "unsupported-operator",
+        &[("op", "/model.23/Mod"), ("error_code", "0xc26")]),
+    case(QAIRT, "qairt/op-validation-3110.txt", "qairt.op_validation", "unsupported-operator", &[("code", "3110")]),
+    case(QAIRT, "qairt/unsupported-einsum.txt", "qairt.unsupported_op", "unsupported-operator", &[("op", "Einsum")]),
+    case(QAIRT, "qairt/tensor-mismatch.txt", "qairt.tensor_type_mismatch", "dtype-mismatch", &[("got", "0x32"), ("expected", "0x216")]),
+    case(QAIRT, "qairt/ort-qnn-ep-batchnorm.txt", "qairt.ort_qnn_ep", "unsupported-operator", &[]),
+    case(QAIRT, "qairt/graph-finalize.txt", "qairt.graph_finalize", "graph-finalize", &[("graph_id", "1"), ("code", "1002")]),
+    case(QAIRT, "qairt/vtcm.txt", "qairt.vtcm", "memory", &[("required", "0x2400000"), ("available", "0x800000")]),
+    case(QAIRT, "qairt/mem-too-large.txt", "qairt.mem_too_large", "memory", &[("required_kb", "3145728"), ("limit_kb", "2097152")]),
+    case(QAIRT, "qairt/ctx-version.txt", "qairt.ctx_version", "context-binary", &[("index", "0"), ("code", "5000")]),
+    case(QAIRT, "qairt/ctx-interpret.txt", "qairt.ctx_interpret", "context-binary", &[("code", "30010")]),
+    case(QAIRT, "qairt/htp-transport.txt", "qairt.htp_transport", "device-setup", &[("code", "1008")]),
+    case(QAIRT, "qairt/fp16-unsupported.txt", "qairt.fp16_unsupported", "precision", &[]),
+    case(QAIRT, "qairt/snpe-layer-invalid.txt", "qairt.snpe_layer_invalid", "unsupported-operator", &[("op", "conv_1"), ("code", "3110")]),
+    case(QAIRT, "qairt/dsp-unavailable.txt", "qairt.dsp_unavailable", "device-setup", &[]),
+    case(QAIRT, "qairt/model-not-found.txt", "qairt.model_not_found", "bad-artifact", &[("model", "model.onnx")]),
+    case(QAIRT, "qairt/cpp-ext.txt", "qairt.cpp_ext", "bad-artifact", &[("path", "model.cpp")]),
+    case(QAIRT, "qairt/qnn-sdk-missing.txt", "env.qnn_sdk_missing", "toolchain-broken", &[]),
+    case(QAIRT, "qairt/warning-not-blocker.txt", "qairt.warning_not_blocker", "not-a-blocker", &[("warning", "MaxPool: unsupported version")]),
     // ---- silent failures: partial delegation, latency
     gated(ET, "synthetic/inspect-partial-delegation.txt", "delegation", &["delegated_ratio >= 0.9=0.6250"],
         "et.partial_delegation", "partial-delegation",
@@ -304,10 +334,17 @@ fn tables_load_with_unique_ids() {
                 sig.id()
             );
         }
-        // The shared torch.export table comes first.
+    }
+    // The shared tables come first, in the order included.
+    for target in [ORT, ET] {
+        let ids: Vec<&str> = table(target).signatures().iter().map(|s| s.id()).collect();
         assert_eq!(
-            classifier.signatures()[0].id(),
-            "export.data_dependent_guard"
+            ids[..3],
+            [
+                "env.torch_cuda_libs_missing",
+                "env.qnn_sdk_missing",
+                "export.data_dependent_guard"
+            ]
         );
     }
 }
