@@ -267,6 +267,37 @@ const CASES: &[Case] = &[
     case(ET, "toolbox/et-run-nhwc-input--tail.txt", "et.execute_failed", "runtime-error", &[("error_code", "0x1")]),
     case(ORT, "toolbox/ort-inspect-external-data-missing--checker-line.txt", "onnx.checker_external_data", "missing-external-data",
         &[("tensor", "features.0.weight"), ("data_file", "build/model.onnx.data")]),
+    // ---- the toolbox helper's recorded outputs (tests/data/toolchain-outputs)
+    case(ET, "toolchain-outputs/digits-branchy.executorch-xnnpack.export.txt", "export.data_dependent_guard",
+        "data-dependent-control-flow", &[("expression", "Eq(u0, 1)"), ("file", "model.py"), ("line", "27"), ("code", "if image.mean() > 0.5:")]),
+    case(ORT, "toolchain-outputs/digits-branchy.onnxruntime-cpu.export.txt", "export.data_dependent_guard",
+        "data-dependent-control-flow", &[("file", "model.py"), ("line", "27"), ("function", "forward")]),
+    case(ET, "toolchain-outputs/digits-unsupported-op.executorch-xnnpack.export.txt", "edge.non_core_median",
+        "unsupported-operator", &[("op", "aten.median.dim")]),
+    case(ORT, "toolchain-outputs/digits-unsupported-op.onnxruntime-cpu.export.txt", "onnx.no_function_median",
+        "unsupported-operator", &[("op", "aten.median"), ("overload", "dim"), ("node", "median")]),
+    // ---- the contracts' other gates
+    gated(ORT, "synthetic/run-non-finite.txt", "int8 runs", &["finite == 1=0.0000"], "run.non_finite", "non-finite-output",
+        &[("check", "int8 runs"), ("metric", "finite")]),
+    gated(ET, "synthetic/run-non-finite.txt", "fp32 runs", &["finite == 1=0.0000"], "run.non_finite", "non-finite-output",
+        &[("metric", "finite")]),
+    gated(ORT, "synthetic/report-artifacts.txt", "artifacts", &["artifacts >= 3=2.0000"], "report.artifacts_missing",
+        "missing-artifacts", &[("measured", "2.0000")]),
+    gated(ET, "synthetic/report-artifacts.txt", "artifacts", &["artifacts >= 4=2.0000"], "report.artifacts_missing",
+        "missing-artifacts", &[("threshold", "4")]),
+    gated(ORT, "synthetic/inspect-int8-not-quantized.txt", "int8 artifact", &["qdq_nodes >= 1=0.0000"], "quant.not_quantized",
+        "quantization-failed", &[("metric", "qdq_nodes")]),
+    gated(ET, "synthetic/inspect-int8-not-quantized.txt", "int8 artifact", &["quantized == 1=0.0000"], "quant.not_quantized",
+        "quantization-failed", &[("metric", "quantized")]),
+    gated(ORT, "synthetic/inspect-checker-failed.txt", "onnx artifact", &["checker_ok == 1=0.0000"], "onnx.checker_failed",
+        "invalid-graph", &[("metric", "checker_ok")]),
+    gated(ET, "synthetic/inspect-pte-bad.txt", "pte artifact", &["file_identifier_ok == 1=0.0000", "delegation_known == 1=0.0000"],
+        "et.bad_artifact_gate", "bad-artifact", &[("metric", "file_identifier_ok")]),
+    gated(ET, "synthetic/compare-metrics-only.txt", "fp32 delegation", &["delegation_ok == 1=0.0000"], "et.delegation_gate",
+        "partial-delegation", &[("metric", "delegation_ok")]),
+    case(ET, "toolbox/et-env-toolchain-incomplete.txt", "env.toolchain_incomplete", "toolchain-broken",
+        &[("missing", "executorch.exir: ModuleNotFoundError: No module named 'executorch'; executorch.runtime: ModuleNotFoundError: No module named 'executorch'; torchao: ModuleNotFoundError: No module named 'torchao'")]),
+    case(ORT, "toolbox/et-env-toolchain-incomplete.txt", "env.toolchain_incomplete", "toolchain-broken", &[]),
     // ---- environment (shared table; messages quoted in reference §2.2, §5)
     case(ORT, "synthetic/env-torch-no-deps.txt", "env.torch_cuda_libs_missing", "toolchain-broken", &[("so", "libcudart.so.13")]),
     case(ET, "synthetic/env-torch-no-deps.txt", "env.torch_cuda_libs_missing", "toolchain-broken", &[("so", "libcudart.so.13")]),
@@ -338,12 +369,13 @@ fn tables_load_with_unique_ids() {
     // The shared tables come first, in the order included.
     for target in [ORT, ET] {
         let ids: Vec<&str> = table(target).signatures().iter().map(|s| s.id()).collect();
+        assert_eq!(ids[3], "export.data_dependent_guard");
         assert_eq!(
             ids[..3],
             [
+                "env.toolchain_incomplete",
                 "env.torch_cuda_libs_missing",
-                "env.qnn_sdk_missing",
-                "export.data_dependent_guard"
+                "env.qnn_sdk_missing"
             ]
         );
     }
@@ -563,4 +595,34 @@ fn show() {
             case.fixture, case.target, ev.signature, ev.facts, ev.candidate_fixes, ev.excerpt
         );
     }
+}
+
+#[test]
+fn the_first_skill_a_signature_names_lists_it() {
+    let skills = SkillSet::load_dir(&root().join("skills")).unwrap_or_else(|e| panic!("{e}"));
+    let mut gaps = Vec::new();
+    for target in TARGETS {
+        for sig in table(target).signatures() {
+            let Some(name) = sig
+                .fixes()
+                .iter()
+                .find_map(|f| f.strip_prefix("load_skill "))
+                .and_then(|rest| rest.split_whitespace().next())
+            else {
+                continue;
+            };
+            let listed = skills
+                .get(name)
+                .and_then(|s| s.metadata.get("signatures"))
+                .is_some_and(|list| list.split_whitespace().any(|id| id == sig.id()));
+            if !listed {
+                gaps.push(format!("{target}: {} → {name}", sig.id()));
+            }
+        }
+    }
+    assert!(
+        gaps.is_empty(),
+        "skills that do not list the signatures sent to them:\n{}",
+        gaps.join("\n")
+    );
 }
