@@ -9,6 +9,21 @@
 //! regex = 'Unsupported operator (?P<op>[\w:.]+)'   # named groups become facts
 //! fixes = ["load_skill export-op-rewrite"]
 //! ```
+//! Signatures are tried in file order and the first whose regex matches wins, so specific
+//! signatures go before generic ones. A table may start with
+//! `include = ["../common/torch-export.toml"]` (paths relative to the including file): the
+//! included tables' signatures come first, in the order listed, then the file's own.
+//!
+//! The regexes see the check's log followed by one line per failed gate,
+//! `aipc-gate-failed: <check>: <gate as written> (measured <value>)` (or `(metric not printed)`),
+//! so a gate failure can be classified like a log line. The excerpt is the tail of the log only;
+//! when the matched line lies before the tail it is shown first, so the model always sees it.
+//!
+//! A fix may name facts: `${file}` is replaced by the fact `file`, `${file|model.py}` falls back
+//! to `model.py` when the regex did not capture `file` (a `${name}` without fact or default is
+//! left as written), so a fix can be the exact call to make:
+//! `fix_branch_to_where {"file": "${file|model.py}"}`.
+//!
 //! A failure no table knows still gets a signature: the failed check plus a normalised form of
 //! its most telling line (digits, hex ids and temp paths blanked), so "the same failure twice" is
 //! recognised either way.
@@ -17,10 +32,16 @@ use crate::protocol::Evidence;
 use regex::Regex;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How many trailing log lines go into the excerpt.
 pub const EXCERPT_LINES: usize = 30;
+/// Start of the line each failed gate adds to the text the regexes see.
+pub const GATE_LINE_PREFIX: &str = "aipc-gate-failed: ";
+/// Longest matched line shown ahead of the excerpt.
+const MATCHED_LINE_CHARS: usize = 400;
+/// How deep `include` may nest (a deeper chain is almost surely a mistake).
+const MAX_INCLUDE_DEPTH: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SignatureError {
@@ -31,6 +52,9 @@ pub enum SignatureError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SignatureFile {
+    /// Tables whose signatures come before this file's own, relative to this file.
+    #[serde(default)]
+    include: Vec<String>,
     #[serde(default)]
     signature: Vec<SignatureEntry>,
 }
@@ -45,12 +69,32 @@ struct SignatureEntry {
     fixes: Vec<String>,
 }
 
+/// One row of a signature table.
 #[derive(Debug)]
-struct Signature {
+pub struct Signature {
     id: String,
     class: String,
     regex: Regex,
     fixes: Vec<String>,
+}
+
+impl Signature {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn class(&self) -> &str {
+        &self.class
+    }
+
+    pub fn regex(&self) -> &Regex {
+        &self.regex
+    }
+
+    /// Candidate fixes, as written (`load_skill <name>`, a toolbox call, or a sentence).
+    pub fn fixes(&self) -> &[String] {
+        &self.fixes
+    }
 }
 
 /// A target's signature table (possibly empty).
@@ -74,10 +118,15 @@ pub struct Failure {
 }
 
 impl Classifier {
-    /// Load `path`; a missing file is an empty table.
+    /// Load `path` and the tables it includes; a missing `path` is an empty table, a missing
+    /// included file is an error.
     pub fn load(path: &Path) -> Result<Self, SignatureError> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(&path.display().to_string(), &text),
+            Ok(text) => {
+                let mut signatures = Vec::new();
+                load_into(path, &text, &mut vec![path.to_path_buf()], &mut signatures)?;
+                Ok(Classifier { signatures })
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(SignatureError::Invalid {
                 file: path.display().to_string(),
@@ -86,31 +135,26 @@ impl Classifier {
         }
     }
 
+    /// Parse one table from text. `include` needs a file to be relative to: use [`load`].
+    ///
+    /// [`load`]: Classifier::load
     pub fn parse(file: &str, text: &str) -> Result<Self, SignatureError> {
-        let parsed: SignatureFile = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|span| line_of(text, span.start));
-            SignatureError::Invalid {
-                file: match line {
-                    Some(line) => format!("{file}:{line}"),
-                    None => file.to_string(),
-                },
-                message: e.message().to_string(),
-            }
-        })?;
-        let mut signatures = Vec::new();
-        for entry in parsed.signature {
-            let regex = Regex::new(&entry.regex).map_err(|e| SignatureError::Invalid {
+        let parsed = parse_file(file, text)?;
+        if !parsed.include.is_empty() {
+            return Err(SignatureError::Invalid {
                 file: file.to_string(),
-                message: format!("signature \"{}\": bad regex: {e}", entry.id),
-            })?;
-            signatures.push(Signature {
-                class: entry.class.unwrap_or_else(|| entry.id.clone()),
-                id: entry.id,
-                regex,
-                fixes: entry.fixes,
+                message: "`include` needs the table to be loaded from a file (Classifier::load)"
+                    .into(),
             });
         }
-        Ok(Classifier { signatures })
+        Ok(Classifier {
+            signatures: compile(file, parsed.signature)?,
+        })
+    }
+
+    /// The signatures in the order they are tried.
+    pub fn signatures(&self) -> &[Signature] {
+        &self.signatures
     }
 
     pub fn len(&self) -> usize {
@@ -124,16 +168,22 @@ impl Classifier {
     /// Reduce a failure to evidence. `with_classes` false gives the raw form (log tail only),
     /// as a control arm without classified evidence would see it.
     pub fn classify(&self, failure: &Failure, with_classes: bool) -> Evidence {
-        let excerpt = tail_lines(&failure.log, EXCERPT_LINES);
+        let mut excerpt = tail_lines(&failure.log, EXCERPT_LINES);
+        let text = classified_text(failure);
         let known = if with_classes {
             self.signatures
                 .iter()
-                .find_map(|sig| sig.regex.captures(&failure.log).map(|caps| (sig, caps)))
+                .find_map(|sig| sig.regex.captures(&text).map(|caps| (sig, caps)))
         } else {
             None
         };
         match known {
             Some((sig, caps)) => {
+                if let Some(m) = caps.get(0) {
+                    if let Some(line) = line_before_tail(&failure.log, m.start(), EXCERPT_LINES) {
+                        excerpt = format!("[matched] {line}\n{excerpt}");
+                    }
+                }
                 let facts: BTreeMap<String, String> = sig
                     .regex
                     .capture_names()
@@ -143,6 +193,7 @@ impl Classifier {
                             .map(|m| (name.to_string(), m.as_str().to_string()))
                     })
                     .collect();
+                let candidate_fixes = sig.fixes.iter().map(|f| fill_facts(f, &facts)).collect();
                 Evidence {
                     signature: sig.id.clone(),
                     class: Some(sig.class.clone()),
@@ -150,7 +201,7 @@ impl Classifier {
                     exit_code: failure.exit_code,
                     excerpt,
                     facts,
-                    candidate_fixes: sig.fixes.clone(),
+                    candidate_fixes,
                 }
             }
             None => Evidence {
@@ -164,6 +215,153 @@ impl Classifier {
             },
         }
     }
+}
+
+/// Parse the table at `path` (text already read) into `out`, its includes first. `chain` holds
+/// the files being loaded, to catch an include cycle.
+fn load_into(
+    path: &Path,
+    text: &str,
+    chain: &mut Vec<PathBuf>,
+    out: &mut Vec<Signature>,
+) -> Result<(), SignatureError> {
+    let file = path.display().to_string();
+    let parsed = parse_file(&file, text)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    for include in &parsed.include {
+        let invalid = |message: String| SignatureError::Invalid {
+            file: file.clone(),
+            message,
+        };
+        let target = base.join(include);
+        if chain.len() >= MAX_INCLUDE_DEPTH {
+            return Err(invalid(format!(
+                "include \"{include}\": includes nest deeper than {MAX_INCLUDE_DEPTH} files"
+            )));
+        }
+        let key = target.canonicalize().unwrap_or_else(|_| target.clone());
+        if chain
+            .iter()
+            .any(|p| p.canonicalize().unwrap_or_else(|_| p.clone()) == key)
+        {
+            return Err(invalid(format!(
+                "include \"{include}\": include cycle ({} is already being loaded)",
+                target.display()
+            )));
+        }
+        let included = std::fs::read_to_string(&target)
+            .map_err(|e| invalid(format!("include \"{include}\" ({}): {e}", target.display())))?;
+        chain.push(target.clone());
+        load_into(&target, &included, chain, out)?;
+        chain.pop();
+    }
+    out.extend(compile(&file, parsed.signature)?);
+    Ok(())
+}
+
+fn parse_file(file: &str, text: &str) -> Result<SignatureFile, SignatureError> {
+    toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|span| line_of(text, span.start));
+        SignatureError::Invalid {
+            file: match line {
+                Some(line) => format!("{file}:{line}"),
+                None => file.to_string(),
+            },
+            message: e.message().to_string(),
+        }
+    })
+}
+
+fn compile(file: &str, entries: Vec<SignatureEntry>) -> Result<Vec<Signature>, SignatureError> {
+    entries
+        .into_iter()
+        .map(|entry| {
+            let regex = Regex::new(&entry.regex).map_err(|e| SignatureError::Invalid {
+                file: file.to_string(),
+                message: format!("signature \"{}\": bad regex: {e}", entry.id),
+            })?;
+            Ok(Signature {
+                class: entry.class.unwrap_or_else(|| entry.id.clone()),
+                id: entry.id,
+                regex,
+                fixes: entry.fixes,
+            })
+        })
+        .collect()
+}
+
+/// `fix` with each `${name}` / `${name|default}` replaced by the fact `name` (else the default;
+/// with neither, the placeholder stays as written).
+fn fill_facts(fix: &str, facts: &BTreeMap<String, String>) -> String {
+    static PLACEHOLDER: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+    let Some(placeholder) =
+        PLACEHOLDER.get_or_init(|| Regex::new(r"\$\{(\w+)(?:\|([^}]*))?\}").ok())
+    else {
+        return fix.to_string();
+    };
+    placeholder
+        .replace_all(fix, |caps: &regex::Captures| {
+            let name = caps.get(1).map_or("", |m| m.as_str());
+            match (facts.get(name), caps.get(2)) {
+                (Some(value), _) => value.clone(),
+                (None, Some(default)) => default.as_str().to_string(),
+                (None, None) => caps.get(0).map_or("", |m| m.as_str()).to_string(),
+            }
+        })
+        .into_owned()
+}
+
+/// What the regexes see: the log, then one `aipc-gate-failed:` line per failed gate.
+pub fn classified_text(failure: &Failure) -> String {
+    let mut text = failure.log.clone();
+    for key in &failure.gate_failures {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&gate_line(&failure.check, key));
+        text.push('\n');
+    }
+    text
+}
+
+/// `aipc-gate-failed: <check>: <gate> (measured <value>)` from a gate-failure key
+/// `<gate>=<value>` (`<value>` is `missing` when the metric was not printed).
+fn gate_line(check: &str, key: &str) -> String {
+    let measured = match key.rsplit_once('=') {
+        // `==` in the gate itself: the split landed inside the gate, not before the value.
+        Some((gate, value)) if !gate.ends_with(['=', '!', '<', '>']) => Some((gate, value)),
+        _ => None,
+    };
+    match measured {
+        Some((gate, "missing")) => {
+            format!("{GATE_LINE_PREFIX}{check}: {gate} (metric not printed)")
+        }
+        Some((gate, value)) => format!("{GATE_LINE_PREFIX}{check}: {gate} (measured {value})"),
+        None => format!("{GATE_LINE_PREFIX}{check}: {key}"),
+    }
+}
+
+/// The line holding byte `offset` of `log`, when that line is not among the last `n` lines
+/// (an offset past the log, i.e. in a gate line, gives `None`).
+fn line_before_tail(log: &str, offset: usize, n: usize) -> Option<&str> {
+    if offset >= log.len() {
+        return None;
+    }
+    let index = log.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    let total = log.lines().count();
+    if index + n >= total {
+        return None;
+    }
+    let line = log.lines().nth(index)?.trim();
+    // A very long line (a C++ signature in an ORT message) is cut like the fallback's.
+    let line = match line.char_indices().nth(MATCHED_LINE_CHARS) {
+        Some((cut, _)) => &line[..cut],
+        None => line,
+    };
+    Some(line).filter(|l| !l.is_empty())
 }
 
 /// 1-based line number of byte `offset` in `text`.
@@ -300,6 +498,129 @@ fixes = ["load_skill export-op-rewrite"]
         let ev = Classifier::default().classify(&failure(&log), true);
         assert!(ev.excerpt.starts_with("[… 70 earlier lines"));
         assert!(ev.excerpt.ends_with("line 99"));
+    }
+
+    #[test]
+    fn failed_gates_are_visible_to_the_regexes() {
+        let table = r#"
+[[signature]]
+id = "quant.accuracy_collapse"
+regex = 'aipc-gate-failed: (?P<check>[^\n]*?): top1_agreement\s*>=\s*(?P<threshold>\S+) \(measured (?P<measured>[^)]+)\)'
+"#;
+        let classifier = Classifier::parse("sig.toml", table).unwrap();
+        let mut f = failure("{\"cosine\": 0.95362, \"top1_agreement\": 0.0}");
+        f.check = "int8 accuracy".into();
+        f.gate_failures = vec!["top1_agreement >= 0.98=0.0000".into()];
+        let ev = classifier.classify(&f, true);
+        assert_eq!(ev.signature, "quant.accuracy_collapse");
+        assert_eq!(ev.facts["check"], "int8 accuracy");
+        assert_eq!(ev.facts["threshold"], "0.98");
+        assert_eq!(ev.facts["measured"], "0.0000");
+        assert!(
+            !ev.excerpt.contains(GATE_LINE_PREFIX),
+            "the excerpt is the log only"
+        );
+        // Gates with `==` in them, and metrics that were not printed.
+        f.gate_failures = vec![
+            "top1_agreement == 1.0=0.5000".into(),
+            "cosine >= 0.99=missing".into(),
+        ];
+        let text = classified_text(&f);
+        assert!(
+            text.contains(
+                "aipc-gate-failed: int8 accuracy: top1_agreement == 1.0 (measured 0.5000)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("aipc-gate-failed: int8 accuracy: cosine >= 0.99 (metric not printed)\n"),
+            "{text}"
+        );
+        // Without gate failures the text is the log itself.
+        f.gate_failures.clear();
+        assert_eq!(classified_text(&f), f.log);
+    }
+
+    #[test]
+    fn fixes_name_facts() {
+        let table = r#"
+[[signature]]
+id = "guard"
+regex = 'guard(?: in (?P<file>\S+))?'
+fixes = ['fix {"file": "${file|model.py}"}', "see ${file}", "keep ${nope} and $5"]
+"#;
+        let c = Classifier::parse("sig.toml", table).unwrap();
+        let ev = c.classify(&failure("guard in net/backbone.py"), true);
+        assert_eq!(
+            ev.candidate_fixes,
+            vec![
+                r#"fix {"file": "net/backbone.py"}"#,
+                "see net/backbone.py",
+                "keep ${nope} and $5"
+            ]
+        );
+        let ev = c.classify(&failure("guard"), true);
+        assert_eq!(ev.candidate_fixes[0], r#"fix {"file": "model.py"}"#);
+        assert_eq!(ev.candidate_fixes[1], "see ${file}");
+    }
+
+    #[test]
+    fn matched_line_before_the_tail_leads_the_excerpt() {
+        let classifier = Classifier::parse("sig.toml", TABLE).unwrap();
+        let mut log = String::from("Error: Unsupported operator aten::unique at node 7\n");
+        log.extend((0..40).map(|i| format!("noise {i}\n")));
+        let ev = classifier.classify(&failure(&log), true);
+        assert!(
+            ev.excerpt
+                .starts_with("[matched] Error: Unsupported operator aten::unique"),
+            "{}",
+            ev.excerpt
+        );
+        assert!(ev.excerpt.ends_with("noise 39"));
+        // Inside the tail: not repeated.
+        let ev = classifier.classify(&failure("x\nError: Unsupported operator a.b\ny\n"), true);
+        assert!(!ev.excerpt.contains("[matched]"), "{}", ev.excerpt);
+    }
+
+    #[test]
+    fn include_puts_the_included_signatures_first() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("common")).unwrap();
+        std::fs::create_dir_all(dir.path().join("t")).unwrap();
+        std::fs::write(
+            dir.path().join("common/shared.toml"),
+            "[[signature]]\nid = \"shared\"\nregex = 'boom'\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("t/signatures.toml"),
+            "include = [\"../common/shared.toml\"]\n[[signature]]\nid = \"own\"\nregex = 'bo+m'\n",
+        )
+        .unwrap();
+        let c = Classifier::load(&dir.path().join("t/signatures.toml")).unwrap();
+        let ids: Vec<&str> = c.signatures().iter().map(Signature::id).collect();
+        assert_eq!(ids, vec!["shared", "own"]);
+        assert_eq!(c.classify(&failure("boom"), true).signature, "shared");
+        assert_eq!(c.classify(&failure("booom"), true).signature, "own");
+
+        // A missing include is an error naming the including file; so is a cycle.
+        std::fs::write(dir.path().join("t/bad.toml"), "include = [\"nope.toml\"]\n").unwrap();
+        let err = Classifier::load(&dir.path().join("t/bad.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("bad.toml") && err.contains("nope.toml"),
+            "{err}"
+        );
+        std::fs::write(dir.path().join("t/a.toml"), "include = [\"b.toml\"]\n").unwrap();
+        std::fs::write(dir.path().join("t/b.toml"), "include = [\"a.toml\"]\n").unwrap();
+        let err = Classifier::load(&dir.path().join("t/a.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cycle"), "{err}");
+        // Text without a file cannot include.
+        let err = Classifier::parse("x.toml", "include = [\"a.toml\"]\n").unwrap_err();
+        assert!(err.to_string().contains("Classifier::load"), "{err}");
     }
 
     #[test]
