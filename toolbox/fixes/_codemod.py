@@ -77,7 +77,8 @@ def after_imports_line(tree):
 
 
 def finish(path, old, new, dry_run):
-    """Check the new source parses, print the diff, write it; returns the diff's line count."""
+    """Check the new source parses, print the diff, write it; returns (changed line count, diff
+    text). The diff also goes into the JSON result: the engine shows the model only that line."""
     try:
         ast.parse(new, filename=path)
     except SyntaxError as e:
@@ -88,4 +89,4 @@ def finish(path, old, new, dry_run):
     if not dry_run:
         with open(path, "w", encoding="utf-8") as f:
             f.write(new)
-    return sum(1 for l in diff if l[:1] in "+-" and not l.startswith(("+++", "---")))
+    return sum(1 for l in diff if l[:1] in "+-" and not l.startswith(("+++", "---"))), "".join(diff)

@@ -233,10 +233,10 @@ def body(a):
     pattern, spans = rw.rewrite_if(stmt, nxt) if isinstance(stmt, ast.If) else rw.rewrite_ifexp_stmt(stmt)
     new = replace_spans(text, spans)
     new = ensure_import_torch(new, ast.parse(new))
-    changed = finish(path, text, new, a["dry_run"])
+    changed, diff = finish(path, text, new, a["dry_run"])
     emit.note(f"{path}:{line}: {pattern} rewritten with torch.where" + (" (dry run: not written)" if a["dry_run"] else "")
               + "; torch.where evaluates both branches, so both must be valid for every input")
-    return {"file": path, "line": line, "pattern": pattern, "changed_lines": changed, "written": int(not a["dry_run"])}
+    return {"file": path, "line": line, "pattern": pattern, "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
 
 
 if __name__ == "__main__":

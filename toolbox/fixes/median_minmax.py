@@ -136,12 +136,12 @@ def body(a):
         lines.insert(at, HELPER)
         new = "".join(lines)
     new = ensure_import_torch(new, ast.parse(new))
-    changed = finish(path, text, new, a["dry_run"])
+    changed, diff = finish(path, text, new, a["dry_run"])
     lines = [s[0] for s in spans]
     emit.note(f"{path}: {len(spans)} median call(s) at line(s) {', '.join(map(str, lines))} rewritten to _aipc_median"
               + (" (dry run: not written)" if a["dry_run"] else ""))
     return {"file": path, "rewritten": len(spans), "lines": lines, "refused": len(refused),
-            "changed_lines": changed, "written": int(not a["dry_run"])}
+            "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
 
 
 if __name__ == "__main__":

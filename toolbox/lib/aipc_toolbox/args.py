@@ -114,6 +114,10 @@ def _check_value(name, value, prop):
     elif kind == "object":
         if not isinstance(value, dict):
             raise ToolError(f"argument {name!r} must be an object, got {json.dumps(value)}")
+    if "enum" in prop and value not in prop["enum"] and isinstance(value, str):
+        # A small model writes "minmax" for "MinMax": accept any case, keep the canonical spelling.
+        folded = {e.lower(): e for e in prop["enum"] if isinstance(e, str)}
+        value = folded.get(value.lower(), value)
     if "enum" in prop and value not in prop["enum"]:
         raise ToolError(f"argument {name!r} must be one of {json.dumps(prop['enum'])}, got {json.dumps(value)}")
     if kind in ("integer", "number"):

@@ -11,6 +11,7 @@
 import json
 import math
 import os
+import re
 import sys
 import time
 import traceback
@@ -61,8 +62,11 @@ def result(fields):
     print(json.dumps(out), flush=True)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _first_line(exc):
-    text = str(exc).strip()
+    text = _ANSI.sub("", str(exc)).strip()
     return text.splitlines()[0].strip() if text else ""
 
 

@@ -79,6 +79,24 @@ def warn_partial(d):
              f"{d['non_delegated_compute_ops']} of {d['compute_ops']} compute ops not delegated: {', '.join(d['non_delegated_ops'])}")
 
 
+def io_meta(ep):
+    """Input/output shapes and dtypes of an ExportedProgram's user inputs/outputs."""
+    def desc(node):
+        v = node.meta.get("val")
+        return {"shape": [int(d) if str(d).isdigit() else str(d) for d in v.shape],
+                "dtype": str(v.dtype).replace("torch.", "")} if v is not None and hasattr(v, "shape") else {}
+
+    user = set(ep.graph_signature.user_inputs)
+    nodes = {n.name: n for n in ep.graph.nodes}
+    ins = [desc(n) for n in ep.graph.nodes if n.op == "placeholder" and n.name in user]
+    outs = []
+    for n in ep.graph.nodes:
+        if n.op == "output":
+            outs = [desc(a) for a in n.args[0] if hasattr(a, "meta")]
+    del nodes
+    return {"inputs": ins, "outputs": outs[: len(ep.graph_signature.user_outputs)]}
+
+
 def lower_and_save(ep, path, meta):
     """Lower an ExportedProgram with XNNPACK, write the .pte and its sidecar; returns the sidecar dict."""
     import time
@@ -99,7 +117,7 @@ def lower_and_save(ep, path, meta):
         note(f"  {r['op']}: delegated {r['delegated']}, not delegated {r['non_delegated']}")
     warn_partial(deleg)
     side = {"artifact": path, "sha256": sha256(path), "bytes": os.path.getsize(path), "lower_s": round(lower_s, 3),
-            "delegation": deleg, **meta}
+            "delegation": deleg, **io_meta(ep), **meta}
     with open(sidecar_path(path), "w") as f:
         json.dump(side, f, indent=1)
     note(f"wrote {path} ({side['bytes']} bytes) and {sidecar_path(path)} (delegation info; a .pte does not carry it)")

@@ -1,4 +1,4 @@
-"""executorch-xnnpack target, tool `run`: load a .pte with executorch.runtime and run the
+"""executorch-xnnpack target, tool `run_artifact`: load a .pte with executorch.runtime and run the
 project's example inputs through its forward method.
 
 Missing kernels (`Missing operator: [0] aten::_unique2.out`, `Failed to load method forward,
@@ -49,4 +49,4 @@ def body(a):
 
 
 if __name__ == "__main__":
-    emit.main("run", __file__, "run", body)
+    emit.main("run_artifact", __file__, "run", body)

@@ -1,4 +1,4 @@
-"""onnxruntime-cpu target, tool `run`: load an .onnx artifact in onnxruntime (CPU execution
+"""onnxruntime-cpu target, tool `run_artifact`: load an .onnx artifact in onnxruntime (CPU execution
 provider only) and run the project's example inputs through it.
 
 Input-contract errors (wrong rank, dims, dtype, input names) are onnxruntime's own messages,
@@ -48,4 +48,4 @@ def body(a):
 
 
 if __name__ == "__main__":
-    emit.main("run", __file__, "run", body)
+    emit.main("run_artifact", __file__, "run", body)
