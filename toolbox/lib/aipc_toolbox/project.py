@@ -1,0 +1,220 @@
+"""The project a toolbox script deploys: the `[project]` table of `aipc.toml` in the cwd.
+
+```toml
+[project]
+model = "model:load_model"                  # module:function -> nn.Module, weights loaded
+example_inputs = "data:example_inputs"      # -> tuple of tensors (batch >= 2)
+eval_data = "data:eval_set"                 # -> (tuple of batched inputs, labels)
+calibration_data = "data:calibration_set"   # -> list of input tuples
+input_names = ["image"]
+output_names = ["logits"]
+dynamic_batch = true
+opset = 18
+quantize = "int8"                           # or "none"
+latency_budget_ms = 5.0
+```
+
+Modules are imported from the project dir (the cwd), which is put first on sys.path. Every
+problem is reported with the key, its line in aipc.toml, and what to do.
+"""
+import difflib
+import importlib
+import os
+import re
+import sys
+import tomllib
+
+from .emit import ToolError
+
+# key -> (accepted Python types, default, short description)
+KEYS = {
+    "model": (str, None, "module:function returning the nn.Module with its weights loaded"),
+    "example_inputs": (str, None, "module:function returning a tuple of input tensors (batch >= 2)"),
+    "eval_data": (str, None, "module:function returning (tuple of batched inputs, labels tensor)"),
+    "calibration_data": (str, None, "module:function returning a list of input tuples"),
+    "input_names": (list, None, "names of the graph inputs"),
+    "output_names": (list, None, "names of the graph outputs"),
+    "dynamic_batch": (bool, False, "export with a dynamic batch dimension"),
+    "batch_max": (int, 64, "upper bound of the dynamic batch dimension"),
+    "opset": (int, 18, "ONNX opset to request"),
+    "quantize": (str, "int8", '"int8" or "none"'),
+    "latency_budget_ms": ((int, float), None, "latency budget of the performance stage"),
+    "threads": (int, 1, "threads the runtime may use when profiling"),
+    "min_delegated_ratio": ((int, float), None, "executorch: lowest acceptable delegated ratio"),
+}
+REQUIRED = ("model", "example_inputs")
+
+
+def _line_of(text, key):
+    """1-based line of `key = ...` inside the [project] table of aipc.toml text, or None."""
+    in_project = False
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s.startswith("["):
+            in_project = s.split("#")[0].strip() == "[project]"
+            continue
+        if in_project and re.match(rf"{re.escape(key)}\s*=", s):
+            return n
+    return None
+
+
+class Project:
+    """The loaded `[project]` table plus accessors that import and call the project's code."""
+
+    def __init__(self, root=None, path="aipc.toml"):
+        self.root = os.path.abspath(root or os.getcwd())
+        self.path = os.path.join(self.root, path)
+        if not os.path.isfile(self.path):
+            raise ToolError(
+                f"{self.path}: not found. Toolbox scripts run in the project folder, which needs an "
+                "aipc.toml with a [project] table (docs/toolbox.md); cd there or create it"
+            )
+        with open(self.path, "rb") as f:
+            raw = f.read()
+        self.text = raw.decode("utf-8", "replace")
+        try:
+            data = tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as e:
+            raise ToolError(f"aipc.toml: {e}; fix the TOML syntax") from None
+        self.target = data.get("target")
+        cfg = data.get("project")
+        if not isinstance(cfg, dict):
+            raise ToolError(
+                "aipc.toml has no [project] table; add one with at least "
+                'model = "model:load_model" and example_inputs = "data:example_inputs" (docs/toolbox.md)'
+            )
+        for key in cfg:
+            if key not in KEYS:
+                close = difflib.get_close_matches(key, list(KEYS), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                print(f"warning: {self._where(key)}: unknown key {key!r} in [project]{hint}; it is ignored", file=sys.stderr)
+        for key, (types, default, desc) in KEYS.items():
+            if key not in cfg:
+                if key in REQUIRED:
+                    raise ToolError(f"aipc.toml [project]: missing key {key!r} ({desc})")
+                cfg[key] = default
+                continue
+            value = cfg[key]
+            ok = isinstance(value, types) and not (isinstance(value, bool) and types in (int, (int, float)))
+            if key in ("input_names", "output_names") and ok:
+                ok = all(isinstance(v, str) for v in value)
+            if not ok:
+                raise ToolError(f"{self._where(key)}: key {key!r} = {value!r} has the wrong type: expected {desc}")
+        if cfg["quantize"] not in ("int8", "none"):
+            raise ToolError(f"{self._where('quantize')}: quantize = {cfg['quantize']!r}: expected \"int8\" or \"none\"")
+        self.cfg = cfg
+        if self.root not in sys.path:
+            sys.path.insert(0, self.root)
+
+    def _where(self, key):
+        line = _line_of(getattr(self, "text", ""), key)
+        return f"aipc.toml:{line}" if line else "aipc.toml"
+
+    def __getitem__(self, key):
+        return self.cfg[key]
+
+    def get(self, key, default=None):
+        v = self.cfg.get(key)
+        return default if v is None else v
+
+    def _call(self, key):
+        spec = self.cfg.get(key)
+        if not spec:
+            raise ToolError(f"aipc.toml [project]: key {key!r} is not set ({KEYS[key][2]}); add it")
+        if ":" not in spec:
+            raise ToolError(f"{self._where(key)}: {key} = {spec!r}: expected \"module:function\", e.g. \"data:{key}\"")
+        mod_name, fn_name = spec.split(":", 1)
+        try:
+            mod = importlib.import_module(mod_name)
+        except ModuleNotFoundError as e:
+            if e.name == mod_name:
+                raise ToolError(
+                    f"{self._where(key)}: {key} = {spec!r}: no module {mod_name!r} in {self.root} "
+                    f"(is there a {mod_name}.py?)"
+                ) from None
+            raise
+        fn = getattr(mod, fn_name, None)
+        if not callable(fn):
+            names = [n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))]
+            close = difflib.get_close_matches(fn_name, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ToolError(f"{self._where(key)}: {key} = {spec!r}: {mod_name}.py has no function {fn_name!r}{hint}")
+        return fn()
+
+    def load_model(self):
+        """The project's nn.Module, in eval mode."""
+        import torch
+
+        model = self._call("model")
+        if not isinstance(model, torch.nn.Module):
+            raise ToolError(f"{self._where('model')}: {self.cfg['model']} returned {type(model).__name__}, not a torch.nn.Module")
+        return model.eval()
+
+    def example_inputs(self):
+        """Tuple of example input tensors (a single tensor is wrapped)."""
+        import torch
+
+        x = self._call("example_inputs")
+        if isinstance(x, torch.Tensor):
+            x = (x,)
+        if isinstance(x, list):
+            x = tuple(x)
+        if not isinstance(x, tuple) or not all(isinstance(t, torch.Tensor) for t in x):
+            raise ToolError(f"{self._where('example_inputs')}: {self.cfg['example_inputs']} must return a tuple of tensors")
+        if self.cfg["dynamic_batch"] and x[0].shape[0] < 2:
+            raise ToolError(
+                f"{self._where('example_inputs')}: dynamic_batch = true needs example inputs with batch >= 2 "
+                f"(got {tuple(x[0].shape)}): torch.export specialises a size-1 dimension to a constant"
+            )
+        return x
+
+    def eval_data(self):
+        """(tuple of batched input tensors, labels tensor or None)."""
+        import torch
+
+        d = self._call("eval_data")
+        if not (isinstance(d, (tuple, list)) and len(d) == 2):
+            raise ToolError(f"{self._where('eval_data')}: {self.cfg['eval_data']} must return (inputs, labels)")
+        inputs, labels = d
+        if isinstance(inputs, torch.Tensor):
+            inputs = (inputs,)
+        inputs = tuple(inputs)
+        n = inputs[0].shape[0]
+        if labels is not None and len(labels) != n:
+            raise ToolError(f"{self.cfg['eval_data']}: {n} inputs but {len(labels)} labels")
+        return inputs, labels
+
+    def calibration_data(self):
+        """List of input tuples."""
+        import torch
+
+        d = self._call("calibration_data")
+        out = []
+        for i, item in enumerate(d):
+            if isinstance(item, torch.Tensor):
+                item = (item,)
+            item = tuple(item)
+            if not all(isinstance(t, torch.Tensor) for t in item):
+                raise ToolError(f"{self.cfg['calibration_data']}: item {i} is not a tuple of tensors")
+            out.append(item)
+        if not out:
+            raise ToolError(f"{self.cfg['calibration_data']} returned no samples")
+        return out
+
+    def input_names(self, count):
+        names = self.cfg["input_names"] or (["input"] if count == 1 else [f"input_{i}" for i in range(count)])
+        if len(names) != count:
+            raise ToolError(f"{self._where('input_names')}: {len(names)} input_names for {count} example inputs")
+        return list(names)
+
+    def output_names(self, count=None):
+        names = self.cfg["output_names"]
+        if names is None:
+            return None
+        if count is not None and len(names) != count:
+            raise ToolError(f"{self._where('output_names')}: {len(names)} output_names for {count} model outputs")
+        return list(names)
+
+
+def load(root=None):
+    return Project(root)

@@ -1,0 +1,49 @@
+"""Batching helpers shared by the target scripts: cut a set of batched inputs into runtime-sized
+chunks (padding the last one when the artifact has a fixed batch), and run the eager model."""
+import numpy as np
+
+
+def chunks(inputs, size, fixed):
+    """Yield (tuple of numpy arrays, rows used) over the first dimension of `inputs`.
+
+    fixed=True pads the last chunk to `size` rows by repeating its last row (a static-batch
+    artifact accepts nothing else); the padding rows are dropped by the caller via `rows used`.
+    """
+    arrays = [np.ascontiguousarray(np.asarray(t)) for t in inputs]
+    n = arrays[0].shape[0]
+    for start in range(0, n, size):
+        part = [a[start:start + size] for a in arrays]
+        used = part[0].shape[0]
+        if fixed and used < size:
+            part = [np.concatenate([p, np.repeat(p[-1:], size - used, axis=0)]) for p in part]
+        yield tuple(part), used
+
+
+def eager_outputs(model, inputs, size=64):
+    """Run the eager model over batched inputs; returns a list (one per model output) of arrays."""
+    import torch
+
+    outs = None
+    with torch.no_grad():
+        for part, used in chunks([t.numpy() if hasattr(t, "numpy") else t for t in inputs], size, False):
+            y = model(*[torch.from_numpy(p) for p in part])
+            ys = [y] if isinstance(y, torch.Tensor) else list(y)
+            ys = [v.detach().numpy()[:used] for v in ys]
+            outs = [[v] for v in ys] if outs is None else [o + [v] for o, v in zip(outs, ys)]
+    return [np.concatenate(o) for o in outs]
+
+
+def take(inputs, n):
+    """The first n rows of every input tensor (n=None: all)."""
+    return tuple(t[:n] for t in inputs) if n else tuple(inputs)
+
+
+def rebatch(inputs, batch):
+    """Repeat/trim the rows of example inputs so their batch is exactly `batch`."""
+    import torch
+
+    out = []
+    for t in inputs:
+        reps = -(-batch // t.shape[0])
+        out.append(torch.cat([t] * reps)[:batch] if reps > 1 else t[:batch])
+    return tuple(out)

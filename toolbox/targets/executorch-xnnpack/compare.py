@@ -1,0 +1,57 @@
+"""executorch-xnnpack target, tool `compare`: a .pte against eager PyTorch on real samples.
+
+Runs the project's eval_data through the eager model (the FP32 reference) and through the
+.pte with executorch.runtime (in chunks the artifact accepts: its static batch, padded, or up
+to its dynamic batch maximum), then compares the first output:
+- cosine: one cosine over all samples' outputs, flattened (AIPC's definition); cosine_mean: the
+  mean of the per-sample cosines; cosine_min: the worst sample (aipc_toolbox/metrics.py says why);
+- max_abs_err; top1_agreement; task_acc_ref / task_acc_target; acc_drop_points = 100 x (ref - target);
+- samples. `--artifact build/model_int8.pte` compares the INT8 artifact.
+"""
+import aipc_toolbox
+
+aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
+
+import time
+
+from aipc_toolbox import emit, metrics
+from aipc_toolbox.project import Project
+from aipc_toolbox.tensors import eager_outputs, take
+
+
+def body(a):
+    import etcommon
+
+    path = etcommon.require_artifact(a["artifact"], hint="call export (FP32) or quantize (INT8) first")
+    p = Project()
+    side = etcommon.read_sidecar(path)
+    if side is None:
+        ex = p.example_inputs()
+        side = {"dynamic_batch": False, "example_batch": int(ex[0].shape[0])}
+        emit.note(f"no {etcommon.sidecar_path(path)}: assuming the static batch of the example inputs ({side['example_batch']})")
+    inputs, labels = p.eval_data()
+    inputs = take(inputs, a["samples"])
+    labels = labels[: inputs[0].shape[0]] if labels is not None else None
+    model = p.load_model()
+    t0 = time.monotonic()
+    ref = eager_outputs(model, inputs)
+    eager_s = time.monotonic() - t0
+    method = etcommon.load_method(path)
+    t0 = time.monotonic()
+    out = etcommon.run_all(method, [t.numpy() for t in inputs], side)
+    target_s = time.monotonic() - t0
+    if len(out) != len(ref):
+        raise emit.ToolError(f"{path} has {len(out)} outputs, the eager model {len(ref)}")
+    m = metrics.compare(ref[0], out[0], None if labels is None else labels.numpy())
+    emit.note(
+        f"{path} vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (per-sample mean {m['cosine_mean']:.6f}, "
+        f"min {m['cosine_min']:.6f}), max_abs_err {m['max_abs_err']:.3g}, top-1 agreement {m['top1_agreement']:.4f}"
+        + (f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)" if labels is not None else "")
+    )
+    m.update({"artifact": path, "kind": "int8" if side.get("quantized") else "fp32",
+              "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
+    return m
+
+
+if __name__ == "__main__":
+    emit.main("compare", __file__, "accuracy", body)

@@ -1,0 +1,192 @@
+"""Shared helpers of the executorch-xnnpack scripts: lowering to a .pte with the XNNPACK
+partitioner, the delegation sidecar JSON, and running a .pte with executorch.runtime.
+
+A .pte does not say which ops were delegated: that is only known while lowering
+(executorch.devtools.backend_debug.get_delegation_info on the lowered graph). So export.py and
+quantize.py write it next to the artifact as `<artifact>.json` (with the artifact's sha256), and
+inspect.py reads it back, refusing a sidecar whose hash does not match the .pte.
+"""
+import os
+
+os.environ.setdefault("QNN_SDK_ROOT", "")  # the Qualcomm backend must never try to download an SDK
+
+import hashlib
+import json
+
+import numpy as np
+
+from aipc_toolbox.emit import ToolError, note, warn
+
+# Graph nodes that are not compute: tuple unpacking, symbolic sizes, runtime asserts.
+BOOKKEEPING = (
+    "getitem", "sym_size", "sym_numel", "sym_stride", "sym_constrain_range", "_assert", "aten__assert",
+    "aten_sym_size", "aten_sym_numel", "aten_sym_constrain", "aten__local_scalar_dense", "executorch_call_delegate",
+)
+
+
+def require_artifact(path, what="artifact", hint="call export first"):
+    if not os.path.isfile(path):
+        raise ToolError(f"{what} {path} does not exist (cwd {os.getcwd()}); {hint}")
+    return path
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sidecar_path(artifact):
+    return artifact + ".json"
+
+
+def is_bookkeeping(op):
+    return op.startswith(BOOKKEEPING)
+
+
+def delegation_summary(edge):
+    """Delegation facts of a lowered EdgeProgramManager (get_delegation_info)."""
+    from executorch.devtools.backend_debug import get_delegation_info
+
+    info = get_delegation_info(edge.exported_program().graph_module)
+    per_op = []
+    for op, b in sorted(info.delegation_by_operator.items()):
+        per_op.append({"op": op, "delegated": int(b.delegated), "non_delegated": int(b.non_delegated)})
+    compute = [r for r in per_op if not is_bookkeeping(r["op"])]
+    delegated = sum(r["delegated"] for r in compute)
+    non_delegated = sum(r["non_delegated"] for r in compute)
+    leftover = [r["op"] for r in compute if r["non_delegated"]]
+    total = delegated + non_delegated
+    return {
+        "delegated_subgraphs": int(info.num_delegated_subgraphs),
+        "delegated_nodes": int(info.num_delegated_nodes),
+        "non_delegated_nodes": int(info.num_non_delegated_nodes),
+        "compute_ops": total,
+        "delegated_compute_ops": delegated,
+        "non_delegated_compute_ops": non_delegated,
+        "delegated_ratio": round(delegated / total, 6) if total else 0.0,
+        "non_delegated_ops": leftover,
+        "per_op": per_op,
+        "summary": info.get_summary().strip(),
+    }
+
+
+def warn_partial(d):
+    if d["non_delegated_compute_ops"]:
+        warn("partial delegation",
+             f"{d['non_delegated_compute_ops']} of {d['compute_ops']} compute ops not delegated: {', '.join(d['non_delegated_ops'])}")
+
+
+def io_meta(ep):
+    """Input/output shapes and dtypes of an ExportedProgram's user inputs/outputs."""
+    def desc(node):
+        v = node.meta.get("val")
+        return {"shape": [int(d) if str(d).isdigit() else str(d) for d in v.shape],
+                "dtype": str(v.dtype).replace("torch.", "")} if v is not None and hasattr(v, "shape") else {}
+
+    user = set(ep.graph_signature.user_inputs)
+    nodes = {n.name: n for n in ep.graph.nodes}
+    ins = [desc(n) for n in ep.graph.nodes if n.op == "placeholder" and n.name in user]
+    outs = []
+    for n in ep.graph.nodes:
+        if n.op == "output":
+            outs = [desc(a) for a in n.args[0] if hasattr(a, "meta")]
+    del nodes
+    return {"inputs": ins, "outputs": outs[: len(ep.graph_signature.user_outputs)]}
+
+
+def lower_and_save(ep, path, meta):
+    """Lower an ExportedProgram with XNNPACK, write the .pte and its sidecar; returns the sidecar dict."""
+    import time
+
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    t0 = time.monotonic()
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+    deleg = delegation_summary(edge)
+    prog = edge.to_executorch()
+    lower_s = time.monotonic() - t0
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(prog.buffer)
+    note(deleg["summary"])
+    for r in deleg["per_op"]:
+        note(f"  {r['op']}: delegated {r['delegated']}, not delegated {r['non_delegated']}")
+    warn_partial(deleg)
+    side = {"artifact": path, "sha256": sha256(path), "bytes": os.path.getsize(path), "lower_s": round(lower_s, 3),
+            "delegation": deleg, **io_meta(ep), **meta}
+    with open(sidecar_path(path), "w") as f:
+        json.dump(side, f, indent=1)
+    note(f"wrote {path} ({side['bytes']} bytes) and {sidecar_path(path)} (delegation info; a .pte does not carry it)")
+    return side
+
+
+def read_sidecar(path):
+    """The sidecar of a .pte, checked against the file's hash (None when absent)."""
+    sp = sidecar_path(path)
+    if not os.path.isfile(sp):
+        return None
+    with open(sp) as f:
+        side = json.load(f)
+    if side.get("sha256") != sha256(path):
+        raise ToolError(f"{sp} describes a different {path} (sha256 mismatch): the .pte was rebuilt or copied without "
+                        "its sidecar; re-run export/quantize to write both")
+    return side
+
+
+def dynamic_shapes(inputs, dynamic, batch_max):
+    import torch
+
+    if not dynamic:
+        return None
+    batch = torch.export.Dim("batch", min=1, max=batch_max)
+    return tuple({0: batch} for _ in inputs)
+
+
+def load_method(path):
+    from executorch.runtime import Runtime
+
+    return Runtime.get().load_program(path).load_method("forward")
+
+
+def program_meta(path):
+    """Method metadata read without loading the method (no kernels needed)."""
+    from executorch.runtime import Runtime
+
+    prog = Runtime.get().load_program(path)
+    meta = prog.metadata("forward")
+    ti = lambda t: {"shape": list(t.sizes()), "dtype": str(t.dtype()).replace("ScalarType.", "").lower()}  # noqa: E731
+    return {"methods": sorted(prog.method_names),
+            "inputs": [ti(meta.input_tensor_meta(i)) for i in range(meta.num_inputs())],
+            "outputs": [ti(meta.output_tensor_meta(i)) for i in range(meta.num_outputs())]}
+
+
+def run_all(method, inputs, side):
+    """Run batched numpy inputs through a loaded method in chunks the artifact accepts."""
+    import torch
+
+    from aipc_toolbox.tensors import chunks
+
+    dyn = bool(side and side.get("dynamic_batch"))
+    size = (side or {}).get("batch_max", 64) if dyn else (side or {}).get("example_batch")
+    if not size:
+        size = np.asarray(inputs[0]).shape[0]
+    outs = None
+    for part, used in chunks(inputs, size, not dyn):
+        ys = method.execute([torch.from_numpy(np.ascontiguousarray(p)) for p in part])
+        ys = [y.detach().numpy()[:used].copy() for y in ys]
+        outs = [[y] for y in ys] if outs is None else [o + [y] for o, y in zip(outs, ys)]
+    return [np.concatenate(o) for o in outs]
+
+
+def set_threads(n):
+    """XNNPACK threadpool size (ExecuTorch pybindings; experimental API)."""
+    try:
+        from executorch.extension.pybindings.portable_lib import _threadpool_get_thread_count, _unsafe_reset_threadpool
+    except ImportError:
+        return None
+    _unsafe_reset_threadpool(int(n))
+    return _threadpool_get_thread_count()

@@ -1,0 +1,53 @@
+"""executorch-xnnpack target, tool `export`: export the project's PyTorch model to a .pte.
+
+torch.export.export (with a dynamic batch torch.export.Dim when asked) ->
+to_edge_transform_and_lower(partitioner=[XnnpackPartitioner()]) -> to_executorch() ->
+build/model.pte. The delegation breakdown (get_delegation_info: delegated vs non-delegated
+ops) is only known here, so it is written next to the artifact as build/model.pte.json, with
+the artifact's sha256; inspect reads it. Ops left on the portable CPU kernels print
+`aipc-warning: partial delegation: ...`.
+
+Prints e.g. {"ok": true, "artifact": "build/model.pte", "bytes": 80000, "delegated_ratio": 1.0,
+"non_delegated_compute_ops": 0, ...}.
+"""
+import aipc_toolbox
+
+aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
+
+import os
+import time
+
+from aipc_toolbox import emit
+from aipc_toolbox.project import Project
+
+
+def body(a):
+    import etcommon  # sets QNN_SDK_ROOT before executorch is imported
+    import torch
+
+    p = Project()
+    dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
+    out = a["output"]
+    model = p.load_model()
+    inputs = p.example_inputs()
+    for stale in (out, etcommon.sidecar_path(out)):
+        if os.path.exists(stale):
+            os.remove(stale)
+    emit.note(f"exporting {p['model']} to {out}: torch.export, dynamic batch {dynamic}, inputs "
+              + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
+    t0 = time.monotonic()
+    ep = torch.export.export(model, inputs, dynamic_shapes=etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"]))
+    export_s = time.monotonic() - t0
+    emit.note(f"torch.export done in {export_s:.2f} s; lowering with XnnpackPartitioner")
+    side = etcommon.lower_and_save(ep, out, {
+        "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
+        "quantized": False, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
+    })
+    d = side["delegation"]
+    return {"artifact": out, "sidecar": etcommon.sidecar_path(out), "bytes": side["bytes"], "dynamic_batch": int(bool(dynamic)),
+            **{k: v for k, v in d.items() if k not in ("per_op", "summary")},
+            "export_s": round(export_s, 3), "lower_s": side["lower_s"]}
+
+
+if __name__ == "__main__":
+    emit.main("export", __file__, "export", body)

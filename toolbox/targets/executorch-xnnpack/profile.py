@@ -1,0 +1,64 @@
+"""executorch-xnnpack target, tool `profile`: latency of a .pte with executorch.runtime.
+
+Sets the XNNPACK threadpool to `threads` (ExecuTorch pybindings' _unsafe_reset_threadpool),
+runs the project's example input re-cut to `batch` rows (default: the artifact's static batch,
+or 1 with a dynamic batch), `warmup` untimed runs, then up to `iters` timed runs (stopping after
+max_s seconds); each run is one Method.execute call from Python (its overhead included).
+Compares the median with the project's aipc.toml `latency_budget_ms`.
+
+Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, threads, batch, latency_budget_ms,
+within_budget (1 when p50_ms <= latency_budget_ms; left out when the project sets no budget).
+"""
+import aipc_toolbox
+
+aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
+
+import os
+import time
+
+import numpy as np
+
+from aipc_toolbox import emit
+from aipc_toolbox.project import Project
+from aipc_toolbox.tensors import rebatch
+
+
+def body(a):
+    import etcommon
+
+    path = etcommon.require_artifact(a["artifact"])
+    p = Project()
+    threads = a["threads"] or p.get("threads", 1)
+    side = etcommon.read_sidecar(path) or {}
+    ex = p.example_inputs()
+    batch = a["batch"] or (1 if side.get("dynamic_batch") else int(side.get("example_batch") or ex[0].shape[0]))
+    inputs = list(rebatch(ex, batch))
+    got = etcommon.set_threads(threads)
+    method = etcommon.load_method(path)
+    for _ in range(a["warmup"]):
+        method.execute(inputs)
+    times = []
+    deadline = time.monotonic() + a["max_s"]
+    for _ in range(a["iters"]):
+        t0 = time.perf_counter()
+        method.execute(inputs)
+        times.append(time.perf_counter() - t0)
+        if time.monotonic() > deadline and len(times) >= 5:
+            break
+    ms = np.array(times) * 1000
+    out = {"artifact": path, "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
+           "mean_ms": float(ms.mean()), "min_ms": float(ms.min()), "runs": len(ms), "threads": threads,
+           "threadpool_threads": got, "batch": batch, "bytes": os.path.getsize(path)}
+    budget = p.get("latency_budget_ms")
+    emit.note(f"{path}: p50 {out['p50_ms']:.3f} ms, p95 {out['p95_ms']:.3f} ms over {len(ms)} runs "
+              f"(batch {batch}, {threads} thread(s))" + (f"; budget {budget} ms" if budget else ""))
+    if budget:
+        out["latency_budget_ms"] = float(budget)
+        out["within_budget"] = int(out["p50_ms"] <= budget)
+    else:
+        emit.note("no latency_budget_ms in aipc.toml [project]: within_budget is not computed; set a budget for the performance gate")
+    return out
+
+
+if __name__ == "__main__":
+    emit.main("profile", __file__, "performance", body)

@@ -1,0 +1,119 @@
+"""executorch-xnnpack target, tool `quantize`: INT8 with PT2E and the XNNPACK quantizer.
+
+torch.export.export(model).module() -> prepare_pt2e(XNNPACKQuantizer with
+get_symmetric_quantization_config(is_per_channel=...)) -> calibrate on the project's
+calibration_data -> convert_pt2e -> torch.export.export -> to_edge_transform_and_lower
+(XnnpackPartitioner) -> build/model_int8.pte, plus its delegation sidecar
+build/model_int8.pte.json (like export).
+
+Activation observer: XNNPACK's default is a HistogramObserver (observer="histogram");
+observer="minmax" takes the extremes, and moving_average=true uses a
+MovingAverageMinMaxObserver (averaging_constant 0.01) that dampens a single extreme sample.
+
+Calibration outliers are checked every time: a sample whose max|x| is more than
+outlier_factor x the median max|x| prints `aipc-warning: calibration outlier: sample i ...`;
+drop_outliers=true leaves those samples out.
+"""
+import aipc_toolbox
+
+aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
+
+import os
+import time
+
+from aipc_toolbox import calib, emit
+from aipc_toolbox.project import Project
+
+
+def _config(per_channel, observer, moving_average):
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import get_symmetric_quantization_config
+
+    cfg = get_symmetric_quantization_config(is_per_channel=per_channel)
+    if observer == "histogram" and not moving_average:
+        return cfg
+    import dataclasses
+
+    from torchao.quantization.pt2e.observer import MinMaxObserver, MovingAverageMinMaxObserver
+
+    ctr = (MovingAverageMinMaxObserver.with_args(averaging_constant=0.01, eps=2**-12) if moving_average
+           else MinMaxObserver.with_args(eps=2**-12))
+    act = dataclasses.replace(cfg.input_activation, observer_or_fake_quant_ctr=ctr)
+    return dataclasses.replace(cfg, input_activation=act, output_activation=act)
+
+
+def _batches(samples, fixed):
+    """Calibration inputs: one per sample, or re-cut to a static batch size."""
+    import torch
+
+    if fixed is None:
+        return [tuple(s) for s in samples]
+    stacked = [torch.cat([s[i] for s in samples]) for i in range(len(samples[0]))]
+    n = stacked[0].shape[0]
+    out = []
+    for start in range(0, n, fixed):
+        part = [t[start:start + fixed] for t in stacked]
+        if part[0].shape[0] < fixed:
+            part = [torch.cat([t, t[-1:].repeat(fixed - t.shape[0], *[1] * (t.dim() - 1))]) for t in part]
+        out.append(tuple(part))
+    return out
+
+
+def body(a):
+    import etcommon  # sets QNN_SDK_ROOT before executorch is imported
+    import torch
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import XNNPACKQuantizer
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    p = Project()
+    dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
+    out = a["output"]
+    model = p.load_model()
+    inputs = p.example_inputs()
+    samples = p.calibration_data()
+    found, maxes, median = calib.outliers(samples, a["outlier_factor"])
+    if found and not a["drop_outliers"]:
+        emit.note(f"keeping {len(found)} outlier sample(s) {found}: INT8 ranges will be stretched by them "
+                  "(drop_outliers=true leaves them out; moving_average=true dampens them)")
+    kept = [s for i, s in enumerate(samples) if not (a["drop_outliers"] and i in found)]
+    if not kept:
+        raise emit.ToolError("every calibration sample was dropped as an outlier; raise outlier_factor")
+    shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"])
+    cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
+    emit.note(f"PT2E int8: XNNPACKQuantizer, per_channel {a['per_channel']}, activation observer "
+              f"{'moving_average' if a['moving_average'] else a['observer']}, {len(kept)} calibration samples")
+    for stale in (out, etcommon.sidecar_path(out)):
+        if os.path.exists(stale):
+            os.remove(stale)
+    t0 = time.monotonic()
+    captured = torch.export.export(model, inputs, dynamic_shapes=shapes).module()
+    quantizer = XNNPACKQuantizer().set_global(_config(a["per_channel"], a["observer"], a["moving_average"]))
+    prepared = prepare_pt2e(captured, quantizer)
+    with torch.no_grad():
+        for batch in cal:
+            prepared(*batch)
+    converted = convert_pt2e(prepared)
+    ep = torch.export.export(converted, inputs, dynamic_shapes=shapes)
+    quant_s = time.monotonic() - t0
+    emit.note(f"calibrated and converted in {quant_s:.2f} s; lowering with XnnpackPartitioner")
+    side = etcommon.lower_and_save(ep, out, {
+        "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
+        "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
+        "quantize": {"per_channel": a["per_channel"], "observer": a["observer"], "moving_average": a["moving_average"],
+                     "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept)},
+    })
+    d = side["delegation"]
+    fp32 = "build/model.pte"
+    res = {"artifact": out, "sidecar": etcommon.sidecar_path(out), "bytes": side["bytes"],
+           "per_channel": int(a["per_channel"]), "observer": a["observer"], "moving_average": int(a["moving_average"]),
+           "calib_samples": len(kept), "calib_outliers": len(found), "outlier_samples": found,
+           "dropped_samples": len(samples) - len(kept), "calib_max_abs_median": median, "calib_max_abs_max": float(maxes.max()),
+           **{k: v for k, v in d.items() if k not in ("per_op", "summary")},
+           "quantize_s": round(quant_s, 3), "lower_s": side["lower_s"]}
+    if os.path.isfile(fp32):
+        res["fp32_bytes"] = os.path.getsize(fp32)
+        res["size_ratio"] = round(side["bytes"] / res["fp32_bytes"], 4)
+    return res
+
+
+if __name__ == "__main__":
+    emit.main("quantize", __file__, "build", body)

@@ -1,0 +1,80 @@
+"""onnxruntime-cpu target, tool `inspect`: describe an .onnx artifact without running it.
+
+Reports the graph inputs/outputs (name, shape with symbolic dims as strings, dtype), the opset
+and IR version, the node count and an op histogram (`ops.<OpType>`), the QDQ node count, the
+external-data files and whether they exist next to the model, and the project's requested
+opset against the written one (silent opset drift). Also runs onnx.checker.
+
+Metrics: opset, ir_version, requested_opset, opset_matches (1/0), external_data_ok (1/0),
+checker_ok (1/0), num_nodes, qdq_nodes, dynamic_batch (1/0), bytes.
+Silent failures print `aipc-warning: opset drift: ...` / `aipc-warning: external data missing: ...`.
+"""
+import aipc_toolbox
+
+aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
+
+from aipc_toolbox import emit
+from aipc_toolbox.project import Project
+
+
+def _dims(vi):
+    t = vi.type.tensor_type
+    return [d.dim_param if d.dim_param else (d.dim_value if d.HasField("dim_value") else "?") for d in t.shape.dim]
+
+
+def body(a):
+    import onnx
+
+    from ortcommon import artifact_bytes, check_external, default_opset, require_artifact
+
+    path = require_artifact(a["artifact"])
+    p = Project()
+    try:
+        m = onnx.load(path, load_external_data=False)
+    except Exception as e:  # noqa: BLE001
+        raise emit.ToolError(f"{path} is not a readable ONNX model: {emit.describe(e)}; re-export it") from e
+    files, ext_ok = check_external(m, path)
+    try:
+        onnx.checker.check_model(path)
+        checker_ok, checker_error = 1, None
+    except Exception as e:  # noqa: BLE001 - report, do not stop: the gates decide
+        checker_ok, checker_error = 0, emit.describe(e)
+        emit.note(f"onnx.checker: {checker_error}")
+    opset = default_opset(m)
+    requested = p["opset"]
+    if opset != requested:
+        emit.warn("opset drift", f"requested opset {requested}, artifact has opset {opset}")
+    ops = {}
+    for n in m.graph.node:
+        ops[n.op_type] = ops.get(n.op_type, 0) + 1
+    dtype = lambda vi: onnx.helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type).name  # noqa: E731
+    inputs = [{"name": i.name, "shape": _dims(i), "dtype": dtype(i)} for i in m.graph.input]
+    outputs = [{"name": o.name, "shape": _dims(o), "dtype": dtype(o)} for o in m.graph.output]
+    for kind, vals in (("input", inputs), ("output", outputs)):
+        for v in vals:
+            emit.note(f"{kind} {v['name']}: {v['dtype']}{v['shape']}")
+    emit.note("ops: " + ", ".join(f"{k} x{v}" for k, v in sorted(ops.items())))
+    dyn = bool(inputs) and isinstance(inputs[0]["shape"][0] if inputs[0]["shape"] else 0, str)
+    return {
+        "artifact": path,
+        "opset": opset,
+        "ir_version": m.ir_version,
+        "requested_opset": requested,
+        "opset_matches": int(opset == requested),
+        "opset_imports": {(o.domain or "ai.onnx"): o.version for o in m.opset_import},
+        "external_data_files": files,
+        "external_data_ok": int(ext_ok),
+        "checker_ok": checker_ok,
+        "checker_error": checker_error,
+        "num_nodes": len(m.graph.node),
+        "qdq_nodes": ops.get("QuantizeLinear", 0) + ops.get("DequantizeLinear", 0),
+        "ops": ops,
+        "inputs": inputs,
+        "outputs": outputs,
+        "dynamic_batch": int(dyn),
+        "bytes": artifact_bytes(path),
+    }
+
+
+if __name__ == "__main__":
+    emit.main("inspect", __file__, "inspect", body)

@@ -1,0 +1,20 @@
+"""onnxruntime-cpu target, tool `report`: the report stage's check. Lists the artifacts built in this run
+(sizes, sha256) and writes build/report.json.
+
+Metrics: artifacts (count), total_bytes, bytes.<file>.
+"""
+import aipc_toolbox
+
+aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
+
+from aipc_toolbox import emit, report  # noqa: E402
+
+PATTERNS = ["build/*.onnx", "build/*.onnx.data"]
+
+
+def body(a):
+    return report.collect(PATTERNS)
+
+
+if __name__ == "__main__":
+    emit.main("report", __file__, "report", body)
