@@ -9,7 +9,7 @@
 //! - An empty file holds zero events.
 
 use super::error::SessionError;
-use crate::protocol::EventEnvelope;
+use crate::protocol::{EventEnvelope, EVENT_FORMAT_VERSION, MIN_EVENT_FORMAT_VERSION};
 use std::path::Path;
 
 /// A partial last line: what a crash in the middle of a write leaves behind.
@@ -94,11 +94,21 @@ pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
                 });
             }
             Err(source) => {
-                out.error = Some(SessionError::Corrupt {
-                    path: path.to_path_buf(),
-                    line: line_no,
-                    good: out.events.len(),
-                    source,
+                out.error = Some(match unknown_kind(line, &source) {
+                    Some(kind) => SessionError::UnknownEvent {
+                        path: path.to_path_buf(),
+                        line: line_no,
+                        good: out.events.len(),
+                        kind,
+                        oldest: MIN_EVENT_FORMAT_VERSION,
+                        newest: EVENT_FORMAT_VERSION,
+                    },
+                    None => SessionError::Corrupt {
+                        path: path.to_path_buf(),
+                        line: line_no,
+                        good: out.events.len(),
+                        source,
+                    },
                 });
                 return out;
             }
@@ -106,6 +116,16 @@ pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
         offset += line.len() + usize::from(terminated);
     }
     out
+}
+
+/// The `type` of a well-formed JSON line whose event kind this build does not know (a log
+/// from a newer aipc), as opposed to a corrupted line.
+fn unknown_kind(line: &[u8], error: &serde_json::Error) -> Option<String> {
+    if !error.to_string().contains("unknown variant") {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+    value.get("type")?.as_str().map(str::to_string)
 }
 
 #[cfg(test)]
@@ -150,6 +170,19 @@ mod tests {
         let err = s.error.unwrap().to_string();
         assert!(err.starts_with("events.jsonl:2: "), "{err}");
         assert!(err.contains("(1 events before it read fine)"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_event_kind_says_upgrade() {
+        let s = run(&format!(
+            "{E0}\n{{\"seq\":1,\"ts_ms\":2,\"type\":\"warp_drive\"}}\n"
+        ));
+        let err = s.error.unwrap().to_string();
+        assert!(
+            err.starts_with("events.jsonl:2: unknown event type \"warp_drive\""),
+            "{err}"
+        );
+        assert!(err.contains("upgrade aipc"), "{err}");
     }
 
     #[test]
