@@ -16,3 +16,6 @@ pub const ABORTED: i32 = 4;
 /// model; server unreachable; script exhausted), or `aipc model info` was given a file that is
 /// missing or not a complete GGUF.
 pub const MODEL: i32 = 5;
+/// `aipc rerun`: the re-run's event stream diverged from the recording (the first divergence is
+/// printed with both sides).
+pub const DIVERGED: i32 = 6;

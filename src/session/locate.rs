@@ -7,7 +7,15 @@ use super::paths::SessionPaths;
 use std::path::Path;
 
 /// The session `arg` names, looked up among the sessions of `project` unless it is a path.
+/// The folder is made absolute, so paths recorded from it stay valid in another directory.
 pub fn resolve_session(arg: &str, project: &Path) -> Result<SessionPaths, SessionError> {
+    resolve(arg, project).map(|paths| match paths.dir.canonicalize() {
+        Ok(dir) => SessionPaths::from_dir(&dir),
+        Err(_) => paths,
+    })
+}
+
+fn resolve(arg: &str, project: &Path) -> Result<SessionPaths, SessionError> {
     let as_path = Path::new(arg);
     if as_path.is_file() && as_path.file_name().is_some_and(|n| n == "events.jsonl") {
         let dir = as_path.parent().unwrap_or(Path::new("."));
@@ -77,6 +85,8 @@ mod tests {
             std::fs::write(root.join(id).join("events.jsonl"), "").unwrap();
         }
         let p = project.path();
+        let dir = |id: &str| root.join(id);
+        let root = root.canonicalize().unwrap();
         let dir = |id: &str| root.join(id);
         assert_eq!(
             resolve_session("7f3a", p).unwrap().dir,
