@@ -43,11 +43,13 @@ pub fn clear_stale_locks(
         }
         Ok(())
     };
-    // The worktree's own admin dir: index.lock, HEAD.lock, ORIG_HEAD.lock …
-    if let Ok(entries) = std::fs::read_dir(repo.path()) {
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().ends_with(".lock") {
-                remove(entry.path())?;
+    // The worktree's own admin dir: index.lock, HEAD.lock, ORIG_HEAD.lock, logs/HEAD.lock …
+    for dir in [repo.path().to_path_buf(), repo.path().join("logs")] {
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().ends_with(".lock") {
+                    remove(entry.path())?;
+                }
             }
         }
     }
@@ -87,6 +89,13 @@ pub fn remove_session_refs(
         options.valid(true).locked(false).working_tree(true);
         wt.prune(Some(&mut options))
             .git_ctx(|| format!("prune worktree {name}"))?;
+        removed.worktree_pruned = true;
+    }
+    // A registration git cannot read (the process died while adding it) is removed as files;
+    // the folder's name is the session's own.
+    let admin = repo.commondir().join("worktrees").join(&name);
+    if admin.exists() {
+        std::fs::remove_dir_all(&admin).io_ctx("remove the worktree registration", &admin)?;
         removed.worktree_pruned = true;
     }
     let prefix = tag_ref_prefix(session_id);

@@ -14,8 +14,8 @@
 //!   turn of a kept stage had received yet (they are delivered again, rendered as before).
 //! - **counters**: model request ids, call ids and tokens continue where the log ends (ids stay
 //!   unique over the session; the token budget counts discarded work too); the wall-time budget
-//!   counts the time already spent; artifact hashes continue, so unchanged outputs are not
-//!   recorded twice; step mode is as it was.
+//!   counts the time already spent; artifact hashes are those of the kept history, so the
+//!   redone stage records its outputs as an uninterrupted run would; step mode is as it was.
 //!
 //! The log is appended to: a torn last line is cut off, then `session_resumed` (carrying the
 //! seq of the restored point) starts the continuation.

@@ -16,8 +16,10 @@
 //! - `rolled_back` to stage *i*'s tag: stages after *i* are undone, files at the tag's commit.
 //! - Hints still to deliver: those that no model request of the kept history carried (a hint
 //!   given while checks ran, or during the interrupted stage), and not cleared by a rollback.
-//! - Counters (request ids, call ids, tokens, wall time, artifact hashes, step mode) come from
-//!   the whole log, discarded work included: ids must stay unique and budgets count all work.
+//! - Counters (request ids, call ids, tokens, wall time, step mode) come from the whole log,
+//!   discarded work included: ids must stay unique and budgets count all work. Artifact hashes
+//!   come from the kept history only, so the redone stage records its outputs like an
+//!   uninterrupted run does.
 //!
 //! A session that ended `deployed` or `failed` is finished; one that ended `aborted` (Ctrl-C,
 //! `rerun --until`) or `error` (a dead model server, a git failure) can be resumed like a
@@ -110,7 +112,9 @@ pub fn plan(recording: &Recording) -> Result<Plan, PlanError> {
                 completion_tokens,
                 ..
             } => resume.tokens_used += prompt_tokens + completion_tokens,
-            Event::ArtifactRecorded { path, sha256, .. } => {
+            // As the kept history recorded them: the redone stage records its outputs again,
+            // as an uninterrupted run would.
+            Event::ArtifactRecorded { path, sha256, .. } if !thrown_away => {
                 resume.artifact_hashes.insert(path.clone(), sha256.clone());
             }
             Event::StepMode { on } => resume.step_mode = *on,

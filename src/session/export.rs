@@ -29,13 +29,13 @@ pub fn export(
         }
         ExportFormat::Json => {
             out.write_all(b"{\"meta\":")?;
-            serde_json::to_writer(&mut *out, &recording.meta()).map_err(std::io::Error::other)?;
+            serde_json::to_writer(&mut *out, &recording.meta()).map_err(std::io::Error::from)?;
             out.write_all(b",\"events\":[")?;
             for (i, env) in recording.events().iter().enumerate() {
                 if i > 0 {
                     out.write_all(b",\n")?;
                 }
-                serde_json::to_writer(&mut *out, env).map_err(std::io::Error::other)?;
+                serde_json::to_writer(&mut *out, env).map_err(std::io::Error::from)?;
             }
             out.write_all(b"]}\n")
         }

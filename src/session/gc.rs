@@ -150,10 +150,19 @@ pub fn format_gc_report(report: &GcReport, dry_run: bool) -> String {
     }
     let freed: u64 = report.removed.iter().map(|e| e.bytes).sum();
     out.push_str(&format!(
-        "{} session(s) {verb}, {} freed{}; {} kept\n",
+        "{} session(s) {}, {} {}; {} kept\n",
         report.removed.len(),
+        if dry_run {
+            "would be removed"
+        } else {
+            "removed"
+        },
         human_bytes(freed),
-        if dry_run { " (dry run)" } else { "" },
+        if dry_run {
+            "would be freed (dry run)"
+        } else {
+            "freed"
+        },
         report.kept.len()
     ));
     out
