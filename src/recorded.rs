@@ -123,7 +123,7 @@ pub fn setup_for(
         recording
             .meta()
             .and_then(|m| m.extra.get(key))
-            .map_or(true, |v| v != "false")
+            .is_none_or(|v| v != "false")
     };
     let options = EngineOptions {
         batch,

@@ -22,7 +22,7 @@ impl Normalizer {
             .filter(|(l, _)| !l.is_empty())
             .map(|(l, p)| (l.to_string(), *p))
             .collect();
-        literals.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        literals.sort_by_key(|(literal, _)| std::cmp::Reverse(literal.len()));
         Normalizer { literals }
     }
 

@@ -85,7 +85,6 @@ mod tests {
             std::fs::write(root.join(id).join("events.jsonl"), "").unwrap();
         }
         let p = project.path();
-        let dir = |id: &str| root.join(id);
         let root = root.canonicalize().unwrap();
         let dir = |id: &str| root.join(id);
         assert_eq!(

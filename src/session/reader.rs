@@ -71,7 +71,7 @@ pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
             Some(end) => (&rest[..end], true),
             None => (rest, false),
         };
-        match serde_json::from_slice::<EventEnvelope>(line) {
+        match parse_line(line) {
             Ok(env) => {
                 let expected = out.events.len() as u64;
                 if env.seq != expected {
@@ -116,6 +116,37 @@ pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
         offset += line.len() + usize::from(terminated);
     }
     out
+}
+
+/// Parse one line. The writer puts `seq` and `ts_ms` first; for such a line the event is
+/// parsed on its own and the two numbers are read off the prefix, which avoids the buffering
+/// `#[serde(flatten)]` costs (about half the time of a whole log). Any other line takes the
+/// general path.
+fn parse_line(line: &[u8]) -> Result<EventEnvelope, serde_json::Error> {
+    if let Some((seq, ts_ms)) = envelope_prefix(line) {
+        if let Ok(event) = serde_json::from_slice::<crate::protocol::Event>(line) {
+            return Ok(EventEnvelope { seq, ts_ms, event });
+        }
+    }
+    serde_json::from_slice::<EventEnvelope>(line)
+}
+
+/// `seq` and `ts_ms` of a line starting `{"seq":<n>,"ts_ms":<n>,` exactly, as written.
+fn envelope_prefix(line: &[u8]) -> Option<(u64, u64)> {
+    let rest = line.strip_prefix(b"{\"seq\":")?;
+    let (seq, rest) = leading_number(rest)?;
+    let rest = rest.strip_prefix(b",\"ts_ms\":")?;
+    let (ts_ms, rest) = leading_number(rest)?;
+    rest.starts_with(b",").then_some((seq, ts_ms))
+}
+
+fn leading_number(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let text = std::str::from_utf8(&bytes[..digits]).ok()?;
+    Some((text.parse().ok()?, &bytes[digits..]))
 }
 
 /// The `type` of a well-formed JSON line whose event kind this build does not know (a log
@@ -183,6 +214,22 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("upgrade aipc"), "{err}");
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_general_one() {
+        for line in [
+            E0.to_string(),
+            E1.to_string(),
+            r#"{"ts_ms":2,"seq":1,"type":"paused","reason":"x"}"#.to_string(),
+            r#"{"seq":3,"ts_ms":4,"type":"hint_added","text":"a \"seq\":9"}"#.to_string(),
+        ] {
+            let fast = parse_line(line.as_bytes()).unwrap();
+            let general: EventEnvelope = serde_json::from_str(&line).unwrap();
+            assert_eq!(fast, general, "{line}");
+        }
+        assert!(parse_line(br#"{"seq":1,"ts_ms":2,"type":"nope"}"#).is_err());
+        assert!(parse_line(br#"{"seq":1,"ts_ms":2}"#).is_err());
     }
 
     #[test]

@@ -68,7 +68,6 @@ pub fn write_synthetic_session(dir: &Path, events: usize) -> Result<SessionPaths
         Ok(true)
     };
     generate(events, &mut emit)?;
-    drop(emit);
     out.flush()
         .map_err(|e| SessionError::io("write to", &paths.events, e))?;
     Ok(paths)
@@ -350,7 +349,14 @@ impl ReplayBench {
     pub fn to_text(&self) -> String {
         let verdict = |ok: bool| if ok { "ok" } else { "OVER TARGET" };
         let open_render = self.open_ms + self.render_ms;
-        format!(
+        let build = if cfg!(debug_assertions) {
+            "note: a debug build (unoptimised JSON parsing dominates `open`; an optimised \
+             build parses about ten times faster)\n"
+        } else {
+            ""
+        };
+        build.to_string()
+            + &format!(
             "replay benchmark: {} events, log {:.1} MB (written in {:.0} ms)\n\
              open (read, parse, check, index): {:>8.1} ms\n\
              render transcript ({:.1} MB):      {:>8.1} ms\n\
