@@ -340,3 +340,52 @@ fn resume_of_a_finished_session_says_so_with_its_exit_code() {
     let before = std::fs::read(session.join("events.jsonl")).unwrap();
     assert!(!String::from_utf8_lossy(&before).contains("session_resumed"));
 }
+
+#[test]
+fn a_session_killed_while_setting_up_is_set_up_again() {
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = binary(scratch.path());
+    let project = git_project();
+    let before = fingerprint(project.path());
+    // What a kill during setup can leave: an empty log, no meta.json, the branch, and a
+    // worktree registration git cannot read.
+    let id = "20261129-120000-dead";
+    let session = SessionPaths::new(project.path(), id);
+    std::fs::create_dir_all(&session.dir).unwrap();
+    std::fs::write(&session.events, "").unwrap();
+    let repo = git2::Repository::open(project.path()).unwrap();
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    repo.branch(&format!("aipc/{id}"), &head, false).unwrap();
+    let admin = project.path().join(format!(".git/worktrees/aipc-{id}"));
+    std::fs::create_dir_all(&admin).unwrap();
+    std::fs::write(admin.join("HEAD"), "ref: refs/heads/aipc/x\n").unwrap();
+
+    // The model is not recorded anywhere yet: resume says so.
+    let out = spawn_resume(&bin, &session.dir, true)
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --model"));
+
+    let out = Command::new(&bin)
+        .env("AIPC_DATA_DIR", data_dir())
+        .args(["resume", "--model", &demo_model()])
+        .arg(&session.dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let log = read_events(&session.events).unwrap();
+    assert!(matches!(log.events[0].event, Event::SessionStarted { .. }));
+    assert!(matches!(
+        log.events[1].event,
+        Event::SessionResumed { from_seq: 0, .. }
+    ));
+    assert_eq!(
+        Recording::open(&session).unwrap().finished(),
+        Some((Outcome::Deployed, 0))
+    );
+    assert!(session.meta.exists());
+    assert_eq!(tags(project.path(), id).len(), 3);
+    assert_eq!(fingerprint(project.path()), before);
+}

@@ -175,7 +175,12 @@ pub fn comparable<'a>(
             }
             Event::ToolCallApproved { call_id, by } => (
                 format!("call {call_id}"),
-                vec![field("approved_by", text(by))],
+                // A re-run has no engineer: an `ask` call the recording's engineer approved
+                // is approved by batch mode there. Both let the call run.
+                vec![field(
+                    "approved_by",
+                    text(if by == "human" { "batch" } else { by }),
+                )],
             ),
             Event::ToolCallRejected {
                 call_id,
