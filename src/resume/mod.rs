@@ -60,6 +60,16 @@ async fn prepare_and_run(args: ResumeArgs) -> Result<i32, Prepare> {
     let recording =
         Recording::open(&paths).map_err(|e| Prepare::new(exit::USAGE, e.to_string()))?;
     let id = recording.session_id();
+    let running = leftovers::holders(&paths.events);
+    if !running.is_empty() {
+        return Err(Prepare::new(
+            exit::USAGE,
+            format!(
+                "session {id} is running (process {running:?} has its log open); it can be \
+                 resumed once that process has ended"
+            ),
+        ));
+    }
     let (point, replies_kept) = match plan::plan(&recording)
         .map_err(|e| Prepare::new(exit::USAGE, format!("{}: {e}", paths.events.display())))?
     {

@@ -5,8 +5,9 @@
 //!
 //! Which sessions go: all but the `keep` newest, and of those only the ones older than
 //! `older_than` (by their last activity, the modification time of the log), when given. A
-//! session without a `session_finished` whose log changed in the last [`BUSY_WINDOW`] may still
-//! be running and is kept. `dry_run` lists what would go and removes nothing.
+//! session whose log a process holds open is running and kept; so is one without a
+//! `session_finished` whose log changed in the last [`BUSY_WINDOW`] (where open files cannot be
+//! seen). `dry_run` lists what would go and removes nothing.
 
 use super::error::SessionError;
 use super::list::{list_sessions, SessionSummary};
@@ -72,6 +73,8 @@ pub fn gc(project: &Path, policy: &GcPolicy) -> Result<GcReport, SessionError> {
             Some("among the newest kept".to_string())
         } else if policy.older_than.is_some_and(|limit| age < limit) {
             Some("not old enough".to_string())
+        } else if !crate::resume::leftovers::holders(&paths.events).is_empty() {
+            Some("running: a process has its log open".to_string())
         } else if summary.outcome.is_none() && age < BUSY_WINDOW {
             Some("unfinished and active in the last 5 minutes: it may be running".to_string())
         } else {
