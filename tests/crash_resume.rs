@@ -178,12 +178,16 @@ fn killed_at_random_moments_resume_always_finishes_the_deployment() {
     let bin = binary(scratch.path());
     let started = Instant::now();
 
-    // An uninterrupted run: how long a run takes, and what it ends with.
-    let baseline = git_project();
-    let t0 = Instant::now();
-    let status = spawn_run(&bin, baseline.path()).wait().unwrap();
-    let run_ms = t0.elapsed().as_millis() as u64;
-    assert_eq!(status.code(), Some(0));
+    // Uninterrupted runs: how long a run takes (the shorter of two, the other tests of this
+    // file may be running alongside the first), and that it deploys.
+    let mut run_ms = u64::MAX;
+    for _ in 0..2 {
+        let baseline = git_project();
+        let t0 = Instant::now();
+        let status = spawn_run(&bin, baseline.path()).wait().unwrap();
+        run_ms = run_ms.min(t0.elapsed().as_millis() as u64);
+        assert_eq!(status.code(), Some(0));
+    }
     eprintln!("uninterrupted run: {run_ms} ms; {kills} kills, delays uniform in [0, {run_ms}) ms");
 
     let mut phases: BTreeMap<&str, usize> = BTreeMap::new();
