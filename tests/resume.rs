@@ -84,13 +84,8 @@ async fn a_resumed_session_continues_after_its_checkpoint_with_the_pending_hint(
     );
 
     // The whole demo script; the first two replies were used by the kept stages.
-    let replies = project
-        .path()
-        .parent()
-        .unwrap()
-        .join(format!("{id}-all.jsonl"));
-    std::fs::copy(data_dir().join("examples/scripts/tiny-mlp.jsonl"), &replies).unwrap();
-    let mut model = ScriptedBackend::load(&replies).unwrap();
+    let mut model =
+        ScriptedBackend::load(&data_dir().join("examples/scripts/tiny-mlp.jsonl")).unwrap();
     model.skip(replies_kept);
     let (_commands, rx) = tokio::sync::mpsc::unbounded_channel();
     let engine = Engine::resume(setup(project.path(), &id), Box::new(model), rx, point).unwrap();
