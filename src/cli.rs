@@ -1,6 +1,7 @@
 //! The command line (clap): `aipc run`, `aipc sessions`, `aipc model fetch|list|info`,
 //! `aipc doctor`. Wires the engine to its consumers (batch printer, line console) and maps
-//! outcomes to exit codes.
+//! outcomes to exit codes. The commands on recorded sessions (`replay`, `rerun`, `resume`,
+//! `sessions …`, `bench replay`) live in [`crate::cli_sessions`].
 
 use crate::contract::{available_targets, Contract};
 use crate::engine::{exit, Engine, EngineOptions, EngineSetup};
@@ -73,12 +74,15 @@ enum Commands {
         #[command(subcommand)]
         what: BenchWhat,
     },
-    /// List the recorded sessions of a project.
-    Sessions {
-        /// The project folder (default: the current directory).
-        #[arg(default_value = ".")]
-        project: PathBuf,
-    },
+    /// Recorded sessions: list (default), show, export, gc.
+    Sessions(crate::cli_sessions::SessionsArgs),
+    /// Print a recorded session as a Markdown transcript.
+    Replay(crate::cli_sessions::ReplayArgs),
+    /// Re-execute a recorded session with its recorded model outputs; report the first
+    /// divergence (exit 6) or none (exit 0).
+    Rerun(crate::cli_sessions::RerunCli),
+    /// Continue an interrupted session from its last checkpoint, in the same log.
+    Resume(crate::cli_sessions::ResumeCli),
     /// Models: fetch the default one, list the local ones, describe a GGUF file.
     Model {
         #[command(subcommand)]
@@ -95,7 +99,7 @@ enum Commands {
 
 /// How to run the model (every backend reads what applies to it).
 #[derive(Debug, Clone, Args)]
-struct ModelArgs {
+pub struct ModelArgs {
     /// Context size in tokens (in-process backend).
     #[arg(long, default_value_t = 8192)]
     ctx: u32,
@@ -119,7 +123,7 @@ struct ModelArgs {
 }
 
 impl ModelArgs {
-    fn options(&self) -> ModelOptions {
+    pub fn options(&self) -> ModelOptions {
         ModelOptions {
             context_size: self.ctx,
             threads: self.threads,
@@ -196,6 +200,9 @@ enum BenchWhat {
         #[arg(long)]
         json: bool,
     },
+    /// Open, render and seek a synthetic recorded session (default 100,000 events) against
+    /// the replay targets (open + render <= 1 s, seek <= 100 ms).
+    Replay(crate::cli_sessions::BenchReplayArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -330,16 +337,13 @@ pub async fn main() -> i32 {
             baseline,
             json,
         }),
-        Commands::Sessions { project } => match session::list_sessions(&project) {
-            Ok(sessions) => {
-                print!("{}", session::format_sessions_table(&sessions));
-                0
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                exit::ENVIRONMENT
-            }
-        },
+        Commands::Bench {
+            what: BenchWhat::Replay(args),
+        } => crate::cli_sessions::bench_replay_command(args),
+        Commands::Sessions(args) => crate::cli_sessions::sessions(args),
+        Commands::Replay(args) => crate::cli_sessions::replay(args),
+        Commands::Rerun(args) => crate::cli_sessions::rerun(args, cli.data_dir).await,
+        Commands::Resume(args) => crate::cli_sessions::resume(args, cli.data_dir).await,
         Commands::Model { action } => model_command(action),
         Commands::Toolchain { action } => {
             toolchain_cli::toolchain_command(cli.data_dir.as_deref(), action).await

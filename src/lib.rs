@@ -19,15 +19,21 @@
 //! - [`checkpoint`]: the session branch, worktree, attempt commits and stage tags (git2).
 //! - [`session`]: the session record: event log, meta, paths, listing.
 //! - [`report`]: `report.md` / `report.json`, computed from the event log.
+//! - [`recorded`]: the engine setup and drive loop for a recorded session (resume, rerun).
+//! - [`resume`]: `aipc resume`, continuing an interrupted session from its last checkpoint.
+//! - [`rerun`]: `aipc rerun`, re-executing a session with its recorded model outputs and
+//!   reporting the first divergence.
 //! - [`printer`]: the batch progress printer (an event consumer).
 //! - [`console`]: the interactive line console (a command producer) until the TUI lands.
-//! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part.
+//! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part;
+//!   [`cli_sessions`]: its commands on recorded sessions.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`datadir`]: where prompts, skills and the toolbox are found.
 pub mod agent;
 pub mod bench;
 pub mod checkpoint;
 pub mod cli;
+pub mod cli_sessions;
 pub mod console;
 pub mod contract;
 pub mod datadir;
@@ -39,7 +45,10 @@ pub mod model;
 pub mod printer;
 pub mod prompts;
 pub mod protocol;
+pub mod recorded;
 pub mod report;
+pub mod rerun;
+pub mod resume;
 pub mod session;
 pub mod skills;
 pub mod toolbox;

@@ -179,6 +179,16 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
         Event::HumanAction { action, detail, .. } => format!("  engineer: {action} {detail}"),
         Event::RolledBack { to_tag, .. } => format!("  rolled back to {to_tag}"),
         Event::EngineError { message } => format!("error: {message}"),
+        Event::SessionResumed {
+            from_stage,
+            from_seq,
+            checkpoint,
+            ..
+        } => format!(
+            "session resumed from {} (event {from_seq}); next stage: {}",
+            checkpoint.as_deref().unwrap_or("the base commit"),
+            if from_stage.is_empty() { "none, finishing" } else { from_stage }
+        ),
         Event::SessionFinished {
             outcome,
             exit_code,

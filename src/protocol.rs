@@ -10,8 +10,15 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Version of the on-disk event format (`events.jsonl`). Bump when a change is not additive.
-pub const EVENT_FORMAT_VERSION: u32 = 1;
+/// Version of the on-disk session format (`meta.json` + `events.jsonl`) this build writes.
+/// Bump when a change is not additive for readers.
+///
+/// History: 1 — the first format; 2 — adds the `session_resumed` event (`aipc resume`). A
+/// version-1 log is a valid version-2 log, so both are read.
+pub const EVENT_FORMAT_VERSION: u32 = 2;
+
+/// The oldest session format version this build still reads.
+pub const MIN_EVENT_FORMAT_VERSION: u32 = 1;
 
 /// One event with its position in the session's stream.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -307,6 +314,30 @@ pub enum Event {
     EngineError {
         message: String,
     },
+    /// `aipc resume` continued an interrupted session: the worktree was reset to the last
+    /// checkpoint and the stage loop goes on from `from_stage`. The events between `from_seq`
+    /// and this one belong to work that was discarded (the interrupted stage is done again).
+    SessionResumed {
+        /// The stage that runs next (empty when every stage had passed and only the end was
+        /// missing).
+        from_stage: String,
+        /// The last event whose state was restored: the `stage_passed` (or `stage_skipped`,
+        /// `rolled_back`) of the checkpoint, or `session_started` when no stage had passed.
+        from_seq: u64,
+        /// The checkpoint tag the worktree was reset to; `None`: back to the base commit.
+        #[serde(default)]
+        checkpoint: Option<String>,
+        /// The commit the worktree was reset to.
+        #[serde(default)]
+        commit: String,
+        /// Where the branch was before the reset (the interrupted work, committed so it stays
+        /// reachable).
+        #[serde(default)]
+        previous_head: String,
+        /// Bytes of a torn last line that was cut off the log before resuming.
+        #[serde(default)]
+        repaired_bytes: u64,
+    },
     SessionFinished {
         outcome: Outcome,
         exit_code: i32,
@@ -353,6 +384,7 @@ impl Event {
             Event::HumanAction { .. } => "human_action",
             Event::RolledBack { .. } => "rolled_back",
             Event::EngineError { .. } => "engine_error",
+            Event::SessionResumed { .. } => "session_resumed",
             Event::SessionFinished { .. } => "session_finished",
         }
     }

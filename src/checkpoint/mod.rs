@@ -19,10 +19,12 @@
 //! - `artifacts`: artifact globs and the artifact listing.
 //! - `exclude`: the `.aipc/` line in `info/exclude`.
 //! - `names`: ref and worktree names, id and stage validation.
+//! - [`cleanup`]: stale git locks after a crash, removing a session's refs (gc).
 //! - [`error`]: the error type, [`CheckpointError`], with what to do.
 
 mod artifacts;
 mod changes;
+pub mod cleanup;
 mod commit;
 pub mod error;
 mod exclude;

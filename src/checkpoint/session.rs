@@ -83,6 +83,40 @@ impl SessionRepo {
         })
     }
 
+    /// Start a session at `base`, an existing commit of the project's repository, instead of
+    /// a snapshot of the working tree: `aipc rerun` starts where the recorded session started.
+    pub fn create_at(
+        project: &Path,
+        session_id: &str,
+        worktree: &Path,
+        artifact_globs: &[String],
+        base: &str,
+    ) -> Result<SessionRepo, CheckpointError> {
+        validate_session_id(session_id)?;
+        let project = project_dir(project)?;
+        let artifacts = ArtifactMatcher::new(artifact_globs)?;
+        let host = locate(&project, false)?;
+        if host.is_user_repo {
+            ensure_excluded(host.repo.commondir())?;
+        }
+        preflight(&host.repo, session_id, worktree)?;
+        let unknown = |source| CheckpointError::UnknownRevision {
+            rev: base.to_string(),
+            repo: host.repo.commondir().to_path_buf(),
+            source,
+        };
+        let oid = Oid::from_str(base).map_err(unknown)?;
+        host.repo.find_commit(oid).map_err(unknown)?;
+        add_worktree(&host.repo, session_id, oid, worktree)?;
+        Ok(SessionRepo {
+            id: session_id.to_string(),
+            worktree: worktree.to_path_buf(),
+            subpath: host.subpath,
+            base: oid.to_string(),
+            artifacts,
+        })
+    }
+
     /// Re-open an existing session's repository and worktree (for resume).
     pub fn open(
         project: &Path,
@@ -279,6 +313,32 @@ impl SessionRepo {
                 target.id()
             )
         })?;
+        Ok(RollbackInfo {
+            commit: target.id().to_string(),
+            previous_head: previous.to_string(),
+        })
+    }
+
+    /// Reset branch and worktree hard to `rev`, a commit of this session (its base commit when
+    /// no stage has a checkpoint yet). Same effect on files as [`SessionRepo::rollback_to`].
+    pub fn reset_to(&self, rev: &str) -> Result<RollbackInfo, CheckpointError> {
+        let repo = self.repo()?;
+        self.check_branch(&repo)?;
+        let target = repo
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|source| CheckpointError::UnknownRevision {
+                rev: rev.to_string(),
+                repo: self.worktree.clone(),
+                source,
+            })?;
+        let previous = self.head_of(&repo)?.id();
+        repo.reset(
+            target.as_object(),
+            ResetType::Hard,
+            Some(CheckoutBuilder::new().force()),
+        )
+        .git_ctx(|| format!("reset {} hard to {rev}", self.worktree.display()))?;
         Ok(RollbackInfo {
             commit: target.id().to_string(),
             previous_head: previous.to_string(),

@@ -11,6 +11,10 @@ use crate::session::EventLog;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+/// Which event trips a [`EventBus::trip_when`] wire.
+pub type TripPredicate = Box<dyn Fn(&EventEnvelope) -> bool + Send + Sync>;
 
 /// How many events a live consumer may fall behind before it starts missing them.
 pub const BROADCAST_CAPACITY: usize = 16 * 1024;
@@ -20,6 +24,8 @@ struct Inner {
     log: Option<EventLog>,
     /// The first failure to write the log; the engine stops with an error when it sees one.
     log_error: Option<String>,
+    /// Cancel this token right after recording the first event the predicate matches.
+    trip: Option<(TripPredicate, CancellationToken)>,
 }
 
 pub struct EventBus {
@@ -36,6 +42,7 @@ impl EventBus {
                 next_seq,
                 log,
                 log_error: None,
+                trip: None,
             }),
             sender,
         }
@@ -74,10 +81,25 @@ impl EventBus {
                     }
                 }
             }
+            if inner.trip.as_ref().is_some_and(|(hit, _)| hit(&envelope)) {
+                if let Some((_, token)) = inner.trip.take() {
+                    token.cancel();
+                }
+            }
             envelope
         };
         // No live consumer is fine: the log has it.
         let _ = self.sender.send(envelope);
+    }
+
+    /// Cancel `token` as soon as an event matching `hit` has been recorded (once): the engine
+    /// then stops at its next decision point, as on an abort (`aipc rerun --until`).
+    pub fn trip_when(&self, hit: TripPredicate, token: CancellationToken) {
+        let mut inner = match self.inner.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        inner.trip = Some((hit, token));
     }
 
     /// The first error writing the session log, if any.

@@ -14,6 +14,7 @@ pub mod bus;
 pub mod checks;
 pub mod control;
 pub mod exit;
+pub mod resume;
 
 use crate::agent::{self, Conversation, OfferedTool, ToolCall};
 use crate::checkpoint::SessionRepo;
@@ -23,7 +24,7 @@ use crate::model::{ModelBackend, ModelError, ModelRequest, Role};
 use crate::prompts::Prompts;
 use crate::protocol::{BudgetKind, Command, Event, EventEnvelope, Evidence, Outcome, Policy};
 use crate::report::Report;
-use crate::session::{self, EventLog, Meta, SessionPaths};
+use crate::session::{self, Meta, SessionPaths};
 use crate::skills::SkillSet;
 use crate::toolbox::Toolbox;
 use crate::toolchain::{Toolchain, VenvState};
@@ -162,6 +163,8 @@ pub struct Engine {
     env: Vec<(String, String)>,
     /// Variables removed from the inherited environment of every command.
     env_remove: Vec<String>,
+    /// Set when the session continues a recorded one (`aipc resume`): see [`resume`].
+    continuation: Option<resume::Continuation>,
 }
 
 impl Engine {
@@ -170,6 +173,17 @@ impl Engine {
         setup: EngineSetup,
         model: Box<dyn ModelBackend>,
         commands: mpsc::UnboundedReceiver<Command>,
+    ) -> Result<Engine, StartError> {
+        Self::open_session(setup, model, commands, resume::Origin::New)
+    }
+
+    /// [`Engine::start`], [`Engine::start_at`] and [`Engine::resume`]: what differs by origin
+    /// (log, branch and worktree, meta, restored state) is in [`resume`].
+    fn open_session(
+        setup: EngineSetup,
+        model: Box<dyn ModelBackend>,
+        commands: mpsc::UnboundedReceiver<Command>,
+        origin: resume::Origin,
     ) -> Result<Engine, StartError> {
         validate_tools(&setup.contract, &setup.toolbox)?;
         check_toolchain(&setup.toolchain)?;
@@ -180,15 +194,7 @@ impl Engine {
             ))
         })?;
         let paths = SessionPaths::new(&project, &setup.session_id);
-        let log = EventLog::create(&paths.events)
-            .map_err(|e| StartError::Environment(format!("cannot create the session log: {e}")))?;
-        let repo = SessionRepo::create(
-            &project,
-            &setup.session_id,
-            &paths.worktree,
-            &setup.contract.artifacts,
-        )
-        .map_err(|e| StartError::Environment(format!("git: {e}")))?;
+        let (log, repo, reset) = resume::open_log_and_repo(&origin, &project, &paths, &setup)?;
         let workspace = Workspace::new(&repo.project_dir())
             .map_err(|e| StartError::Environment(format!("worktree: {e}")))?;
         let contract_json = serde_json::to_value(&setup.contract)
@@ -214,23 +220,33 @@ impl Engine {
                         None => "ambient PATH (no requirements.txt)".to_string(),
                     },
                 ),
+                (
+                    "offer_skills".to_string(),
+                    setup.options.offer_skills.to_string(),
+                ),
+                (
+                    "classified_evidence".to_string(),
+                    setup.options.classified_evidence.to_string(),
+                ),
             ]
             .into(),
         };
+        let meta = resume::session_meta(&origin, &paths, meta);
         session::write_meta(&paths.meta, &meta)
             .map_err(|e| StartError::Environment(format!("cannot write meta.json: {e}")))?;
         let mut toolchain_env = setup.toolchain.env();
         toolchain_env.push("AIPC_SESSION_DIR", paths.dir.display().to_string());
         // Byte-code caches would show up as changes in every attempt commit.
         toolchain_env.push("PYTHONDONTWRITEBYTECODE", "1".to_string());
-        Ok(Engine {
+        let next_seq = log.next_seq();
+        let engine = Engine {
             token_limit: setup.contract.budgets.total_tokens,
             wall_limit: Duration::from_secs(setup.contract.budgets.wall_time_s),
             paths,
             model,
             repo,
             workspace,
-            bus: Arc::new(EventBus::new(Some(log), 0)),
+            bus: Arc::new(EventBus::new(Some(log), next_seq)),
             control: Control::new(commands),
             started: Instant::now(),
             tokens_used: 0,
@@ -242,7 +258,9 @@ impl Engine {
             env: toolchain_env.set,
             env_remove: toolchain_env.unset,
             setup,
-        })
+            continuation: None,
+        };
+        resume::restore(engine, origin, reset)
     }
 
     /// A live consumer of the event stream (subscribe before [`Engine::run`]).
@@ -256,6 +274,7 @@ impl Engine {
 
     /// Run the session to its end.
     pub async fn run(mut self) -> RunOutcome {
+        let continuation = self.continuation.take();
         let stages: Vec<String> = self
             .setup
             .contract
@@ -263,24 +282,35 @@ impl Engine {
             .iter()
             .map(|s| s.name.clone())
             .collect();
-        self.bus.emit(Event::SessionStarted {
-            session_id: self.setup.session_id.clone(),
-            project: self.setup.project.display().to_string(),
-            target: self.setup.contract.target.clone(),
-            model: self.model.info().name,
-            worktree: self.repo.worktree().display().to_string(),
-            branch: self.repo.branch(),
-            base_commit: self.repo.base_commit(),
-            batch: self.setup.options.batch,
-            stages: stages.clone(),
-        });
-        let (outcome, exit_code) = self.run_stages().await;
+        if continuation.as_ref().is_none_or(|c| c.announce_start) {
+            self.bus.emit(Event::SessionStarted {
+                session_id: self.setup.session_id.clone(),
+                project: self.setup.project.display().to_string(),
+                target: self.setup.contract.target.clone(),
+                model: self.model.info().name,
+                worktree: self.repo.worktree().display().to_string(),
+                branch: self.repo.branch(),
+                base_commit: self.repo.base_commit(),
+                batch: self.setup.options.batch,
+                stages: stages.clone(),
+            });
+        }
+        let mut first_stage = 0;
+        if let Some(continuation) = continuation {
+            self.bus.emit(continuation.resumed);
+            first_stage = continuation.next_stage;
+        }
+        let (outcome, exit_code) = self.run_stages(first_stage).await;
         self.finish(outcome, exit_code)
     }
 
-    async fn run_stages(&mut self) -> (Outcome, i32) {
-        let mut index = 0;
+    async fn run_stages(&mut self, first_stage: usize) -> (Outcome, i32) {
+        let mut index = first_stage;
         while index < self.setup.contract.stages.len() {
+            // An abort between stages (or `rerun --until` tripping) ends here, cleanly.
+            if self.control.aborted() {
+                return (Outcome::Aborted, exit::ABORTED);
+            }
             let stage = self.setup.contract.stages[index].clone();
             let end = self.run_stage(index, &stage).await;
             if let Some(error) = self.bus.log_error() {
@@ -1298,8 +1328,12 @@ impl Engine {
     /// Write the report and the final event.
     fn finish(self, outcome: Outcome, exit_code: i32) -> RunOutcome {
         let duration_ms = self.started.elapsed().as_millis() as u64;
-        let report = session::read_events(&self.paths.events)
-            .map(|log| Report::from_events(&log.events, outcome, duration_ms));
+        // Work a resume threw away does not count in the report.
+        let report = session::read_events(&self.paths.events).map(|log| {
+            let recording = session::Recording::from_events(log.events, None);
+            let events: Vec<EventEnvelope> = recording.effective().cloned().collect();
+            Report::from_events(&events, outcome, duration_ms)
+        });
         let written = report.map_err(|e| e.to_string()).and_then(|report| {
             report
                 .write(&self.paths.report_md, &self.paths.report_json)

@@ -1,8 +1,9 @@
 //! The model interface: a [`ModelBackend`] takes messages plus the JSON schema of the tool calls
 //! the current stage allows, streams text deltas and returns the whole reply with token counts
 //! and timings. Backends: [`llama`] (in-process llama.cpp, the default), [`openai`] (an
-//! OpenAI-compatible HTTP server such as llama-server, vLLM or Ollama) and [`scripted`]
-//! (prepared replies from a file, for tests and demos). Around them: [`gguf`] reads a GGUF
+//! OpenAI-compatible HTTP server such as llama-server, vLLM or Ollama), [`scripted`]
+//! (prepared replies from a file, for tests and demos) and [`replay`] (the replies a recorded
+//! session got, for `aipc rerun`). Around them: [`gguf`] reads a GGUF
 //! file's metadata without loading it, [`describe`] renders it for people, and [`store`] says
 //! where models live and fetches the default one.
 
@@ -10,6 +11,7 @@ pub mod describe;
 pub mod gguf;
 pub mod llama;
 pub mod openai;
+pub mod replay;
 pub mod scripted;
 pub mod store;
 
@@ -154,7 +156,7 @@ impl Default for ModelOptions {
     }
 }
 
-/// Open the backend a `--model` value names: `scripted:<file>`, an `http://host:port/v1`
+/// Open the backend a `--model` value names: `scripted:<file>`, `replay:<session folder>`, an `http://host:port/v1`
 /// server (`https://` is refused: this build has no TLS), or a GGUF file run in-process
 /// (`prompts_dir` holds the base-model prompt format).
 pub fn open_backend(
@@ -162,6 +164,11 @@ pub fn open_backend(
     options: &ModelOptions,
     prompts_dir: &std::path::Path,
 ) -> Result<Box<dyn ModelBackend>, ModelError> {
+    if let Some(dir) = spec.strip_prefix("replay:") {
+        return Ok(Box::new(replay::ReplayBackend::open(
+            std::path::Path::new(dir),
+        )?));
+    }
     if let Some(file) = spec.strip_prefix("scripted:") {
         return Ok(Box::new(scripted::ScriptedBackend::load(
             std::path::Path::new(file),

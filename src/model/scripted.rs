@@ -69,6 +69,13 @@ impl ScriptedBackend {
     pub fn used(&self) -> usize {
         self.next
     }
+
+    /// Continue from reply `n` (0-based): a resumed session has already used the first `n`
+    /// replies in the stages it keeps. Replies are positional, so this is what makes a resumed
+    /// scripted run give the redone stage the replies the interrupted attempt had.
+    pub fn skip(&mut self, n: usize) {
+        self.next = n.min(self.replies.len());
+    }
 }
 
 #[async_trait]

@@ -86,6 +86,52 @@ pub enum SessionError {
         found: u64,
         supported: u32,
     },
+    /// `meta.json` was written in a format this build no longer reads (or has no version).
+    #[error(
+        "{path}: session format version {found} is older than this aipc reads \
+         (versions {oldest} to {newest}); replay it with the aipc release that recorded it, \
+         or remove it with `aipc sessions gc`"
+    )]
+    MetaTooOld {
+        path: PathBuf,
+        /// 0 when `format_version` is missing.
+        found: u64,
+        oldest: u32,
+        newest: u32,
+    },
+    /// No session matches what was typed.
+    #[error(
+        "no session \"{arg}\" in {root} (sessions there: {known}); give a session id, a \
+         unique part of one, `last`, or a session folder (use --project for another project)"
+    )]
+    NotFound {
+        arg: String,
+        root: PathBuf,
+        known: String,
+    },
+    /// Several sessions match what was typed.
+    #[error("\"{arg}\" matches {count} sessions: {matches}; give more of the id", count = matches.split(", ").count())]
+    Ambiguous { arg: String, matches: String },
+    /// The session has no `events.jsonl`.
+    #[error(
+        "{path}: no event log; this folder is not a recorded session (or it was never started)"
+    )]
+    NoLog { path: PathBuf },
+    /// A line of `events.jsonl` is an event of a kind this build does not know.
+    #[error(
+        "{path}:{line}: unknown event type \"{kind}\" ({good} events before it read fine); \
+         the log was written by a newer aipc (this one reads session format versions \
+         {oldest} to {newest}): upgrade aipc to read it"
+    )]
+    UnknownEvent {
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        good: usize,
+        kind: String,
+        oldest: u32,
+        newest: u32,
+    },
 }
 
 impl SessionError {

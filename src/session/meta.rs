@@ -5,7 +5,7 @@
 //! [`EVENT_FORMAT_VERSION`]: it covers `meta.json` and `events.jsonl` together.
 
 use super::error::SessionError;
-use crate::protocol::EVENT_FORMAT_VERSION;
+use crate::protocol::{EVENT_FORMAT_VERSION, MIN_EVENT_FORMAT_VERSION};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -70,8 +70,9 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
         .map_err(|e| SessionError::io("sync", path, e))
 }
 
-/// Read `meta.json`. A `format_version` newer than [`EVENT_FORMAT_VERSION`] is refused with an
-/// error naming both versions, before the rest of the file is interpreted.
+/// Read `meta.json`. A `format_version` newer than [`EVENT_FORMAT_VERSION`], older than
+/// [`MIN_EVENT_FORMAT_VERSION`] or missing is refused with an error naming the versions and
+/// what to do, before the rest of the file is interpreted.
 pub fn read_meta(path: &Path) -> Result<Meta, SessionError> {
     let text = std::fs::read_to_string(path).map_err(|e| SessionError::io("read", path, e))?;
     let invalid = |source: serde_json::Error| SessionError::MetaInvalid {
@@ -80,7 +81,9 @@ pub fn read_meta(path: &Path) -> Result<Meta, SessionError> {
         source,
     };
     let value: serde_json::Value = serde_json::from_str(&text).map_err(invalid)?;
-    if let Some(found) = value.get("format_version").and_then(|v| v.as_u64()) {
+    let version = value.get("format_version");
+    let found = version.and_then(|v| v.as_u64());
+    if let Some(found) = found {
         if found > u64::from(EVENT_FORMAT_VERSION) {
             return Err(SessionError::MetaTooNew {
                 path: path.to_path_buf(),
@@ -88,6 +91,16 @@ pub fn read_meta(path: &Path) -> Result<Meta, SessionError> {
                 supported: EVENT_FORMAT_VERSION,
             });
         }
+    }
+    // A missing version is the format before versions existed; a malformed one stays a
+    // parse error below, which names the line.
+    if version.is_none() || found.is_some_and(|f| f < u64::from(MIN_EVENT_FORMAT_VERSION)) {
+        return Err(SessionError::MetaTooOld {
+            path: path.to_path_buf(),
+            found: found.unwrap_or(0),
+            oldest: MIN_EVENT_FORMAT_VERSION,
+            newest: EVENT_FORMAT_VERSION,
+        });
     }
     serde_json::from_str(&text).map_err(invalid)
 }
@@ -133,6 +146,23 @@ mod tests {
         let err = read_meta(&path).unwrap_err().to_string();
         assert!(err.contains("99") && err.contains(&format!("version {EVENT_FORMAT_VERSION}")));
         assert!(err.contains("upgrade aipc"), "{err}");
+    }
+
+    #[test]
+    fn older_and_unversioned_refused_but_version_1_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("meta.json");
+        std::fs::write(&path, r#"{"format_version": 0}"#).unwrap();
+        let err = read_meta(&path).unwrap_err().to_string();
+        assert!(err.contains("version 0 is older"), "{err}");
+        assert!(err.contains("aipc sessions gc"), "{err}");
+        std::fs::write(&path, r#"{"session_id": "x"}"#).unwrap();
+        let err = read_meta(&path).unwrap_err().to_string();
+        assert!(err.contains("version 0 is older"), "{err}");
+        let mut old = serde_json::to_value(sample()).unwrap();
+        old["format_version"] = 1.into();
+        std::fs::write(&path, old.to_string()).unwrap();
+        assert_eq!(read_meta(&path).unwrap().format_version, 1);
     }
 
     #[test]

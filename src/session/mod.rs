@@ -8,20 +8,38 @@
 //! - [`writer`]: [`EventLog`], the append-only writer (with torn-tail repair on resume).
 //! - [`reader`]: [`read_events`], the strict reader that tolerates only a torn last line.
 //! - [`list`]: [`list_sessions`] and the `aipc sessions` table.
+//! - [`locate`]: [`resolve_session`], a session from what the user typed (id, part, path).
+//! - [`recording`]: [`Recording`], a session opened for reading: events, index, seek — the
+//!   event source of replay, rerun, resume, show and export.
+//! - [`transcript`]: the Markdown transcript (`replay --batch`, `export --format md`).
+//! - [`show`]: the one-page summary of `aipc sessions show`.
+//! - [`export`]: `aipc sessions export --format md|json`.
+//! - [`gc`]: `aipc sessions gc`, removing old sessions with their worktrees and refs.
+//! - [`synth`]: synthetic sessions of any size, and the replay benchmark over them.
 //! - [`error`]: the error type, [`SessionError`].
 
 pub mod error;
+pub mod export;
+pub mod gc;
 pub mod id;
 pub mod list;
+pub mod locate;
 pub mod meta;
 pub mod paths;
 pub mod reader;
+pub mod recording;
+pub mod show;
+pub mod synth;
+pub mod transcript;
 pub mod writer;
 
 pub use error::SessionError;
 pub use id::{new_session_id, now_rfc3339};
 pub use list::{format_sessions_table, list_sessions, SessionSummary};
+pub use locate::resolve_session;
 pub use meta::{read_meta, write_meta, Meta};
 pub use paths::SessionPaths;
 pub use reader::{read_events, ReadLog, TornTail};
+pub use recording::{Mark, Recording, RecordingIndex};
+pub use transcript::{render_markdown, TranscriptOptions};
 pub use writer::EventLog;

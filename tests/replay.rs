@@ -1,0 +1,310 @@
+//! The session commands of the real binary: `aipc replay` (Markdown transcript),
+//! `aipc sessions show|export|gc`, the errors for corrupt and unsupported logs, and
+//! `aipc bench replay` on a small synthetic session.
+
+mod common;
+
+use aipc::session::SessionPaths;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn aipc() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_aipc"));
+    command.env("AIPC_DATA_DIR", data_dir());
+    command
+}
+
+fn record(project: &Path) -> PathBuf {
+    let model = format!(
+        "scripted:{}",
+        data_dir().join("examples/scripts/tiny-mlp.jsonl").display()
+    );
+    let out = aipc()
+        .args(["run", "--batch", "--target", "python-reference", "--model"])
+        .arg(model)
+        .arg(project)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    PathBuf::from(stdout.lines().last().unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of a session folder (log and meta only) to damage.
+fn copy_session(session: &Path, into: &Path) -> PathBuf {
+    let dir = into.join("copy");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["events.jsonl", "meta.json"] {
+        std::fs::copy(session.join(name), dir.join(name)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn replay_prints_the_transcript_and_show_and_export_agree() {
+    let project = git_project();
+    let session = record(project.path());
+    let id = session.file_name().unwrap().to_string_lossy().into_owned();
+    let out = aipc()
+        .args(["replay", "--batch", "--project"])
+        .arg(project.path())
+        .arg(&id[id.len() - 4..])
+        .output()
+        .unwrap();
+    let (md, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for needle in [
+        &format!("# aipc session {id}") as &str,
+        "## Stage 1/3: env",
+        "## Stage 3/3: validate",
+        "### Attempt 2/3",
+        "thought: *relu is wrong; try sigmoid.*",
+        "call `validate.4` **edit_file** (policy allow)",
+        "approved by policy",
+        "```diff",
+        "-        {\"op\": \"relu\"},",
+        "**FAILED**",
+        "| `cosine >= 0.999` | -0.9005 | **not met** |",
+        "evidence: `check:artifact matches eager",
+        "**validate passed** after 2 attempt(s)",
+        "checkpoint `aipc/",
+        "artifact `build/model.json`",
+        "## Outcome",
+        "**deployed** (exit 0)",
+    ] {
+        assert!(md.contains(needle), "missing {needle:?} in:\n{md}");
+    }
+    // Every entry leads back to its line in the log.
+    assert!(md.contains("`[0]`") || md.contains("`[1]`"));
+
+    // Without --batch (no TUI yet) the same transcript; `last` names the newest session.
+    let plain = aipc()
+        .args(["replay", "last", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(text(&plain).0, md);
+
+    let out = aipc()
+        .args(["sessions", "show", "last", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let (show, _) = text(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(show.contains("outcome:   deployed (exit 0)"), "{show}");
+    assert!(show.contains("validate  passed  2"), "{show}");
+    assert!(show.contains("build/model.json"), "{show}");
+
+    let out = aipc()
+        .args(["sessions", "export", "--format", "json"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines = std::fs::read_to_string(session.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(value["events"].as_array().unwrap().len(), lines);
+    assert_eq!(value["meta"]["session_id"], id.as_str());
+    let out = aipc()
+        .args(["sessions", "export", "--format", "md"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert_eq!(
+        text(&out).0,
+        md,
+        "a short session's export is the replay transcript"
+    );
+
+    // The plain listing still works, with and without `list`.
+    let out = aipc().arg("sessions").arg(project.path()).output().unwrap();
+    assert!(text(&out).0.contains(&id));
+    let out = aipc()
+        .args(["sessions", "list"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert!(text(&out).0.contains(&id));
+}
+
+#[test]
+fn corrupt_torn_and_unsupported_logs_get_clear_messages() {
+    let project = git_project();
+    let session = record(project.path());
+    let scratch = tempfile::tempdir().unwrap();
+    let copy = copy_session(&session, scratch.path());
+    let events = copy.join("events.jsonl");
+    let original = std::fs::read_to_string(&events).unwrap();
+
+    // A torn last line: read fine, and said.
+    std::fs::write(&events, format!("{original}{{\"seq\":9999,\"ts_m")).unwrap();
+    let out = aipc().arg("replay").arg(&copy).output().unwrap();
+    let (md, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(md.contains("a torn last line of"), "{md}");
+
+    // A damaged line in the middle: exit 2 naming the file and line.
+    let mut lines: Vec<&str> = original.lines().collect();
+    lines[4] = "{\"seq\":4,\"ts_ms\":1,\"type\":\"stage_sta";
+    std::fs::write(&events, lines.join("\n") + "\n").unwrap();
+    for args in [
+        &["replay"][..],
+        &["sessions", "show"],
+        &["rerun"],
+        &["resume"],
+    ] {
+        let out = aipc().args(args).arg(&copy).output().unwrap();
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}:5:", events.display())),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains("corrupted at this line (4 events before it read fine)"));
+    }
+
+    // An event kind from a newer aipc: upgrade.
+    lines[4] = "{\"seq\":4,\"ts_ms\":1,\"type\":\"quantum_leap\"}";
+    std::fs::write(&events, lines.join("\n") + "\n").unwrap();
+    let (_, stderr) = text(&aipc().arg("replay").arg(&copy).output().unwrap());
+    assert!(
+        stderr.contains("unknown event type \"quantum_leap\"") && stderr.contains("upgrade aipc"),
+        "{stderr}"
+    );
+
+    // Format versions: newer refused, older refused with what to do, 1 (before resume
+    // existed) read.
+    std::fs::write(&events, &original).unwrap();
+    let meta_path = copy.join("meta.json");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta_path).unwrap()).unwrap();
+    for (version, code, needle) in [
+        (
+            99,
+            2,
+            "session format version 99 is newer than this aipc supports",
+        ),
+        (
+            0,
+            2,
+            "session format version 0 is older than this aipc reads",
+        ),
+        (1, 0, ""),
+    ] {
+        let mut m = meta.clone();
+        m["format_version"] = version.into();
+        std::fs::write(&meta_path, m.to_string()).unwrap();
+        let out = aipc().arg("replay").arg(&copy).output().unwrap();
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(code), "version {version}: {stderr}");
+        assert!(stderr.contains(needle), "version {version}: {stderr}");
+    }
+}
+
+#[test]
+fn gc_removes_old_sessions_with_their_worktrees_and_refs_but_nothing_of_the_user() {
+    let project = git_project();
+    let sessions: Vec<PathBuf> = (0..3).map(|_| record(project.path())).collect();
+    let before = fingerprint(project.path());
+    let repo = git2::Repository::open(project.path()).unwrap();
+    let id = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+
+    let out = aipc()
+        .args(["sessions", "gc"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "no criteria is a usage error");
+
+    let out = aipc()
+        .args(["sessions", "gc", "--keep", "1", "--dry-run"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout.contains(&format!("would remove {}", id(&sessions[0]))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("kept {}", id(&sessions[2]))),
+        "{stdout}"
+    );
+    assert!(
+        sessions.iter().all(|s| s.exists()),
+        "a dry run removes nothing"
+    );
+
+    let out = aipc()
+        .args(["sessions", "gc", "--keep", "1"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("2 session(s) removed"), "{stdout}");
+    for gone in &sessions[..2] {
+        assert!(!gone.exists());
+        let gone = id(gone);
+        assert!(repo
+            .find_reference(&format!("refs/heads/aipc/{gone}"))
+            .is_err());
+        assert!(repo
+            .references_glob(&format!("refs/tags/aipc/{gone}/*"))
+            .unwrap()
+            .next()
+            .is_none());
+        assert!(repo.find_worktree(&format!("aipc-{gone}")).is_err());
+    }
+    let kept = id(&sessions[2]);
+    assert!(sessions[2].join("worktree/export.py").exists());
+    assert!(repo
+        .find_reference(&format!("refs/heads/aipc/{kept}"))
+        .is_ok());
+    assert_eq!(repo.worktrees().unwrap().len(), 1);
+    assert_eq!(
+        fingerprint(project.path()),
+        before,
+        "the user's files and branches"
+    );
+
+    // --older-than: nothing is that old yet.
+    let out = aipc()
+        .args(["sessions", "gc", "--older-than", "1"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert!(text(&out).0.contains("0 session(s) removed"));
+    assert!(SessionPaths::sessions_root(project.path())
+        .join(&kept)
+        .exists());
+}
+
+#[test]
+fn bench_replay_reports_figures_against_the_targets() {
+    let out = aipc()
+        .args(["bench", "replay", "--events", "3000", "--seeks", "200"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("replay benchmark: 3000 events"), "{stdout}");
+    assert!(stdout.contains("target <= 1000 ms"), "{stdout}");
+    assert!(stdout.contains("target <= 100 ms"), "{stdout}");
+}
