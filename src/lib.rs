@@ -16,7 +16,8 @@
 //! - [`session`]: the session record: event log, meta, paths, listing.
 //! - [`report`]: `report.md` / `report.json`, computed from the event log.
 //! - [`printer`]: the batch progress printer (an event consumer).
-//! - [`console`]: the interactive line console (a command producer) until the TUI lands.
+//! - [`tui`]: the terminal workbench (ratatui): an event consumer and command producer.
+//! - [`console`]: the interactive line console (a command producer) when stdout is not a terminal.
 //! - [`cli`]: the command line.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`datadir`]: where prompts, skills and the toolbox are found.
@@ -38,3 +39,4 @@ pub mod report;
 pub mod session;
 pub mod skills;
 pub mod tools;
+pub mod tui;
