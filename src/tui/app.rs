@@ -70,6 +70,8 @@ pub struct App {
     pub flash: Option<String>,
     pub quit: bool,
     pub quit_when_finished: bool,
+    /// The event source closed: no session end will come, and no command is taken.
+    pub engine_gone: bool,
     pub takeover: TakeoverPhase,
     pub areas: Areas,
     stage_diffs: Option<StageDiffs>,
@@ -99,6 +101,7 @@ impl App {
             flash: None,
             quit: false,
             quit_when_finished: false,
+            engine_gone: false,
             takeover: TakeoverPhase::Idle,
             areas: Areas::default(),
             stage_diffs: None,
@@ -238,7 +241,7 @@ impl App {
             Action::Rollback => self.open_rollback(state),
             Action::Skip => self.send(state, Command::SkipStage),
             Action::Quit => {
-                if self.read_only || state.finished.is_some() {
+                if self.read_only || state.finished.is_some() || self.engine_gone {
                     self.quit = true;
                 } else {
                     self.overlay = Some(Overlay::Confirm(Confirm::Abort));

@@ -75,6 +75,7 @@ pub fn run(
         };
         if now_closed && !closed {
             closed = true;
+            app.engine_gone = true;
             if state.finished.is_none() {
                 app.flash = Some("the engine stopped without finishing the session".to_string());
             }

@@ -12,7 +12,11 @@ use crossterm::{cursor, execute};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use std::io::{self, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
+
+/// Whether the terminal is in the TUI's modes now (the panic hook restores only then).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 pub type Backend = CrosstermBackend<Stdout>;
 
@@ -73,6 +77,7 @@ impl Drop for Term {
 }
 
 fn setup() -> io::Result<()> {
+    ACTIVE.store(true, Ordering::SeqCst);
     enable_raw_mode()?;
     execute!(
         io::stdout(),
@@ -84,6 +89,7 @@ fn setup() -> io::Result<()> {
 
 /// Undo [`setup`]; safe to call when it was not done.
 pub fn restore() -> io::Result<()> {
+    ACTIVE.store(false, Ordering::SeqCst);
     let raw = disable_raw_mode();
     execute!(
         io::stdout(),
@@ -99,7 +105,9 @@ fn install_panic_hook() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let _ = restore();
+            if ACTIVE.load(Ordering::SeqCst) {
+                let _ = restore();
+            }
             previous(info);
         }));
     });

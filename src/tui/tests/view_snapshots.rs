@@ -182,6 +182,9 @@ fn escalation_offers_the_ways_on() {
     let mut app = App::new(false);
     let terminal = render(&state, &mut app, 120, 40, s.now());
     insta::assert_snapshot!("escalation", terminal.backend());
+    // Small: the evidence gives way, the keys stay.
+    let terminal = render(&state, &mut app, 80, 24, s.now());
+    insta::assert_snapshot!("escalation_80x24", terminal.backend());
 }
 
 #[test]

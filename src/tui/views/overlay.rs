@@ -74,15 +74,25 @@ pub struct BottomBox {
     pub title: String,
     pub color: Color,
     pub lines: Vec<Line<'static>>,
+    /// The keys, always shown last, whatever the height.
+    pub keys: Vec<Line<'static>>,
 }
 
 impl BottomBox {
     /// Rows it wants, borders included.
     pub fn height(&self) -> u16 {
-        self.lines.len() as u16 + 2
+        (self.lines.len() + self.keys.len()) as u16 + 2
     }
 
-    pub fn draw(self, frame: &mut Frame, rect: Rect) {
+    /// Draw into `rect`; when it is too short, the last body lines give way to the keys.
+    pub fn draw(mut self, frame: &mut Frame, rect: Rect) {
+        let rows = rect.height.saturating_sub(2) as usize;
+        let room = rows.saturating_sub(self.keys.len());
+        if self.lines.len() > room {
+            self.lines.truncate(room.saturating_sub(1));
+            self.lines.push(Line::styled("…", dim()));
+        }
+        self.lines.extend(self.keys);
         boxed(frame, rect, self.title, self.color, self.lines);
     }
 }
@@ -140,16 +150,7 @@ fn approval_box(approval: &Approval, state: &TuiState, width: usize) -> BottomBo
             dim(),
         ));
     }
-    lines.extend(wrap(
-        keys_line(&[
-            ("y", "approve"),
-            ("n", "reject with a reason"),
-            ("e", "edit the arguments"),
-            ("t", "take over"),
-        ]),
-        width,
-        2,
-    ));
+
     let why = if approval.policy == crate::protocol::Policy::Ask {
         "the contract asks for approval"
     } else if state.step_mode {
@@ -164,6 +165,16 @@ fn approval_box(approval: &Approval, state: &TuiState, width: usize) -> BottomBo
         ),
         color: Color::Yellow,
         lines,
+        keys: wrap(
+            keys_line(&[
+                ("y", "approve"),
+                ("n", "reject with a reason"),
+                ("e", "edit the arguments"),
+                ("t", "take over"),
+            ]),
+            width,
+            2,
+        ),
     }
 }
 
@@ -231,19 +242,10 @@ fn escalation_box(escalation: &Escalation, state: &TuiState, width: usize) -> Bo
             .into_iter()
             .rev()
         {
-            push(Line::styled(format!("  │ {}", ansi::plain(line)), dim()), 4);
+            let line = fit(&ansi::plain(line), width.saturating_sub(4));
+            push(Line::styled(format!("  │ {line}"), dim()), 4);
         }
     }
-    push(
-        keys_line(&[
-            ("r", "retry with more attempts"),
-            ("t", "take over"),
-            ("b", "roll back"),
-            ("S", "skip the stage"),
-            ("q", "abort"),
-        ]),
-        2,
-    );
     let stage = escalation
         .stage
         .clone()
@@ -252,6 +254,17 @@ fn escalation_box(escalation: &Escalation, state: &TuiState, width: usize) -> Bo
         title: format!(" {stage} needs you "),
         color: Color::Red,
         lines,
+        keys: wrap(
+            keys_line(&[
+                ("r", "retry with more attempts"),
+                ("t", "take over"),
+                ("b", "roll back"),
+                ("S", "skip the stage"),
+                ("q", "abort"),
+            ]),
+            width,
+            2,
+        ),
     }
 }
 
@@ -267,22 +280,20 @@ fn input_box(input: &Input, width: usize) -> BottomBox {
         .map(|c| c.to_string())
         .unwrap_or_else(|| " ".to_string());
     let after: String = chars.iter().skip(input.cursor + 1).collect();
-    let mut lines = vec![Line::from(vec![
+    let lines = vec![Line::from(vec![
         Span::raw(ansi::escape_text(&before, 1).into_owned()),
         Span::styled(at, Style::default().add_modifier(Modifier::REVERSED)),
         Span::raw(ansi::escape_text(&after, 1).into_owned()),
     ])];
-    match &input.error {
-        Some(error) => lines.push(Line::styled(
-            fit(error, width),
-            Style::default().fg(Color::Red),
-        )),
-        None => lines.push(Line::styled("Enter to send · Esc to cancel", dim())),
-    }
+    let keys = match &input.error {
+        Some(error) => Line::styled(fit(error, width), Style::default().fg(Color::Red)),
+        None => Line::styled("Enter to send · Esc to cancel", dim()),
+    };
     BottomBox {
         title: format!(" {} ", input.purpose.title()),
         color: Color::Cyan,
         lines,
+        keys: vec![keys],
     }
 }
 
