@@ -48,6 +48,8 @@ pub struct BenchReport {
     pub spilled_bytes: u64,
     /// Searching from the end back to the first line (read from the spill file).
     pub search_to_start_ms: f64,
+    /// `debug` or `release`: figures of a debug build are not the product's.
+    pub build: String,
 }
 
 impl BenchReport {
@@ -55,12 +57,13 @@ impl BenchReport {
         let mark = |ok: bool| if ok { "✔" } else { "✘" };
         let mib = |b: f64| b / (1024.0 * 1024.0);
         format!(
-            "aipc bench tui: {} log lines through TuiState + views into a {}x{} TestBackend in {:.2} s\n\
+            "aipc bench tui ({} build): {} log lines through TuiState + views into a {}x{} TestBackend in {:.2} s\n\
              \x20 ingest      {:>12.0} lines/s   (apply alone {:.0} lines/s)   target ≥ {:.0}  {}\n\
              \x20 frames      {:>12} drawn     p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms   target p99 ≤ {:.0} ms  {}\n\
              \x20 log memory  {:>12.1} MiB       target ≤ {:.0} MiB  {}\n\
              \x20 spilled     {:>12.1} MiB to {}\n\
              \x20 search      {:>12.1} ms        from the last line back to the first\n",
+            self.build,
             self.lines,
             self.width,
             self.height,
@@ -266,6 +269,11 @@ fn run_in(config: &BenchConfig, dir: &std::path::Path) -> anyhow::Result<BenchRe
         log_memory_bytes: state.log.memory_bytes(),
         spilled_bytes: state.log.spilled_bytes(),
         search_to_start_ms,
+        build: if cfg!(debug_assertions) {
+            "debug".to_string()
+        } else {
+            "release".to_string()
+        },
     })
 }
 

@@ -283,20 +283,33 @@ impl LogBuf {
         forward: bool,
     ) -> Option<usize> {
         let base = (chunk_no * CHUNK_LINES) as u64;
-        let wanted = |i: usize, text: &str| {
+        let in_range = |i: usize| {
             let index = base + i as u64;
-            (if forward {
+            if forward {
                 index >= from
             } else {
                 index <= from
-            }) && matcher.matches(text)
+            }
         };
-        if chunk_no >= self.evicted.len() {
+        let hits = if chunk_no >= self.evicted.len() {
             let chunk = self.chunks.get(chunk_no - self.evicted.len())?;
-            return in_order(chunk.ends.len(), forward).find(|&i| wanted(i, chunk.line(i)));
+            let mut bounds = Vec::with_capacity(chunk.ends.len());
+            let mut start = 0usize;
+            for &end in &chunk.ends {
+                bounds.push((start, end as usize));
+                start = end as usize;
+            }
+            matcher.lines_matching(&chunk.text, &bounds)
+        } else {
+            let loaded = self.load(chunk_no)?;
+            matcher.lines_matching(&loaded.text, &loaded.bounds)
+        };
+        let mut hits = hits.into_iter().filter(|&i| in_range(i));
+        if forward {
+            hits.next()
+        } else {
+            hits.next_back()
         }
-        let loaded = self.load(chunk_no)?;
-        in_order(loaded.bounds.len(), forward).find(|&i| wanted(i, loaded.line(i)))
     }
 
     fn with_loaded<R>(&self, chunk_no: usize, f: impl FnOnce(&Loaded) -> R) -> Option<R> {
@@ -393,19 +406,12 @@ impl LogBuf {
     }
 }
 
-/// `0..n`, forwards or backwards.
-fn in_order(n: usize, forward: bool) -> Box<dyn Iterator<Item = usize>> {
-    if forward {
-        Box::new(0..n)
-    } else {
-        Box::new((0..n).rev())
-    }
-}
-
-/// Smart-case substring matching (a needle without capitals matches any case), with the
-/// `regex` crate's substring search on the text without escape sequences.
+/// Smart-case substring matching (a needle without capitals matches any case) on the text
+/// without escape sequences. A chunk is searched as one haystack (one regex scan, not one per
+/// line); lines holding escape sequences are stripped and matched one by one.
 struct Matcher {
     regex: Option<regex::Regex>,
+    escape: Option<regex::Regex>,
 }
 
 impl Matcher {
@@ -415,13 +421,50 @@ impl Matcher {
             .case_insensitive(fold)
             .build()
             .ok();
-        Matcher { regex }
+        Matcher {
+            regex,
+            escape: regex::Regex::new("\x1b").ok(),
+        }
     }
 
-    fn matches(&self, line: &str) -> bool {
-        self.regex
-            .as_ref()
-            .is_some_and(|regex| regex.is_match(&ansi::strip(line)))
+    /// The lines (indices into `bounds`, ascending) of `text` that match.
+    fn lines_matching(&self, text: &str, bounds: &[(usize, usize)]) -> Vec<usize> {
+        let (Some(regex), Some(escape)) = (&self.regex, &self.escape) else {
+            return Vec::new();
+        };
+        let line_at = |offset: usize| bounds.partition_point(|&(_, end)| end <= offset);
+        let mut escaped: Vec<usize> = escape.find_iter(text).map(|m| line_at(m.start())).collect();
+        escaped.dedup();
+        let mut hits: Vec<usize> = Vec::new();
+        let mut at = 0;
+        while let Some(m) = regex.find_at(text, at) {
+            let line = line_at(m.start());
+            match bounds.get(line) {
+                Some(&(_, end)) if m.end() <= end => {
+                    if escaped.binary_search(&line).is_err() {
+                        hits.push(line);
+                    }
+                    // The next line (a line matches once).
+                    at = end;
+                }
+                // Across a line boundary: look again just after where it started.
+                Some(_) => at = m.start() + 1,
+                None => break,
+            }
+            while at < text.len() && !text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+        for line in escaped {
+            if let Some(&(start, end)) = bounds.get(line) {
+                if regex.is_match(&ansi::strip(&text[start..end])) {
+                    hits.push(line);
+                }
+            }
+        }
+        hits.sort_unstable();
+        hits.dedup();
+        hits
     }
 }
 
@@ -493,6 +536,28 @@ mod tests {
         assert_eq!(buf.find("line 12 of", 29_999, false), Some(12));
         assert_eq!(buf.find("line 12 of", 13, true), None);
         assert_eq!(buf.find("line 25000 ", 100, true), Some(25_000));
+    }
+
+    #[test]
+    fn a_match_never_spans_two_lines_and_escapes_do_not_hide_one() {
+        let mut buf = LogBuf::new(None, DEFAULT_MEMORY_CAP);
+        for line in [
+            "xxab",
+            "cdxx",
+            "\x1b[1mer\x1b[0mror here",
+            "\x1b[31mplain\x1b[0m",
+            "abcd",
+        ] {
+            buf.push(line, OUT);
+        }
+        assert_eq!(buf.find("bc", 0, true), Some(4));
+        assert_eq!(buf.find("error", 0, true), Some(2));
+        assert_eq!(
+            buf.find("31m", 0, true),
+            None,
+            "escape sequences are not text"
+        );
+        assert_eq!(buf.find("plain", 4, false), Some(3));
     }
 
     #[test]
