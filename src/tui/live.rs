@@ -129,7 +129,8 @@ pub fn run(
                 match event::read().context("cannot read the terminal")? {
                     TermEvent::Key(key) => app.on_key(&key, state),
                     TermEvent::Mouse(mouse) => app.on_mouse(&mouse, state),
-                    TermEvent::Resize(_, _) => {}
+                    // A resize is redrawn at the new size (ratatui resizes on draw); focus
+                    // changes and pastes need nothing.
                     _ => {}
                 }
                 dirty = true;

@@ -13,149 +13,21 @@
 //!   escalation for them (the engine's `grow_global_budget`);
 //! - the log line the classifier points at is the first line of the failed check's output
 //!   holding one of the evidence's facts, else the first one naming an error.
+//!
+//! `types.rs` holds the data the views read; `output.rs` the log side (commands, their output
+//! lines, checks, the evidence's line); this file the reducer.
 
-use super::logbuf::{LineKind, LineMeta, LogBuf};
-use super::transcript::{CallCell, CallResult, Cell, Decision, Level, Transcript};
-use crate::protocol::{
-    BudgetKind, Event, EventEnvelope, Evidence, FileDiff, GateResult, Outcome, Policy,
-};
-use std::collections::{BTreeMap, HashMap};
+mod output;
+mod types;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionInfo {
-    pub id: String,
-    pub project: String,
-    pub target: String,
-    pub model: String,
-    pub worktree: String,
-    pub branch: String,
-    pub base_commit: String,
-    pub batch: bool,
-    pub context_size: u32,
-    pub started_ms: u64,
-}
+pub use output::names_an_error;
+pub use types::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StageStatus {
-    Pending,
-    Running,
-    Passed,
-    Failed,
-    Escalated,
-    Skipped,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct StageView {
-    pub name: String,
-    pub goal: String,
-    pub status: StageStatus,
-    pub attempt: u32,
-    pub max_attempts: u32,
-    pub started_ms: Option<u64>,
-    /// Set when the stage ended (passed, failed, skipped).
-    pub duration_ms: Option<u64>,
-    /// The checkpoint tag and commit, once passed.
-    pub checkpoint: Option<(String, String)>,
-    /// The newest commit made in this stage (attempt commits, the checkpoint).
-    pub last_commit: Option<String>,
-}
-
-/// One command whose output is in the log: a `run` call or a check.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Origin {
-    pub id: String,
-    pub label: String,
-    pub stage: String,
-    pub first_line: u64,
-    pub end_line: u64,
-    pub running: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiffEntry {
-    pub stage: String,
-    pub attempt: u32,
-    /// The call that changed the file, or `engineer`.
-    pub by: String,
-    pub diff: FileDiff,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckStatus {
-    Running,
-    Passed,
-    Failed,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckView {
-    pub check_id: String,
-    pub name: String,
-    pub command: Option<String>,
-    pub status: CheckStatus,
-    pub exit_code: Option<i32>,
-    pub detail: String,
-    pub gates: Vec<GateResult>,
-    pub metrics: BTreeMap<String, f64>,
-    pub duration_ms: u64,
-}
-
-/// The checks of the attempt whose checks ran last.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChecksView {
-    pub stage: String,
-    pub attempt: u32,
-    pub checks: Vec<CheckView>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct EvidenceView {
-    pub stage: String,
-    pub attempt: u32,
-    pub evidence: Evidence,
-    /// The log line the evidence points at.
-    pub anchor: Option<u64>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Escalation {
-    pub stage: Option<String>,
-    pub budget: BudgetKind,
-    pub detail: String,
-}
-
-/// A tool call waiting for the engineer's verdict.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Approval {
-    pub call_id: String,
-    pub tool: String,
-    pub args: serde_json::Value,
-    pub thought: Option<String>,
-    pub policy: Policy,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ModelStats {
-    pub requests: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub last_tokens_per_s: Option<f64>,
-    /// Prompt + reply tokens of the last turn: how full the context was.
-    pub context_used: u64,
-    /// The reply being streamed: (request id, text so far).
-    pub streaming: Option<(u64, String)>,
-    /// The start of the last complete reply (shown when it did not parse).
-    pub last_reply: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finished {
-    pub outcome: Outcome,
-    pub exit_code: i32,
-    pub report: Option<String>,
-    pub duration_ms: u64,
-}
+use crate::protocol::{BudgetKind, Event, EventEnvelope, FileDiff, Outcome, Policy};
+use crate::tui::logbuf::LogBuf;
+use crate::tui::transcript::{CallCell, CallResult, Cell, Decision, Level, Transcript};
+use output::CheckOutcome;
+use std::collections::HashMap;
 
 /// How much streamed model text is kept for display.
 const STREAM_KEEP_BYTES: usize = 16 * 1024;
@@ -427,36 +299,12 @@ impl TuiState {
                     call.edited = true;
                 }
             }
-            Event::ToolCallStarted { call_id, tool } => {
-                let args = self.call_mut(call_id).map(|call| {
-                    call.running = true;
-                    call.args.clone()
-                });
-                if tool == "run" {
-                    let command = args
-                        .as_ref()
-                        .and_then(|a| a.get("command"))
-                        .and_then(|c| c.as_str())
-                        .unwrap_or("")
-                        .to_string();
-                    self.open_origin(call_id, format!("{call_id} run · {command}"));
-                }
-            }
+            Event::ToolCallStarted { call_id, tool } => self.tool_started(call_id, tool),
             Event::ToolOutput {
                 call_id,
                 stream,
                 line,
-            } => {
-                let origin = match self.origin_ids.get(call_id) {
-                    Some(&o) => o,
-                    None => self.open_origin(call_id, call_id.clone()),
-                };
-                self.push_output(
-                    origin,
-                    *stream == crate::protocol::OutputStream::Stderr,
-                    line,
-                );
-            }
+            } => self.output_line(call_id, *stream, line),
             Event::ToolCallFinished {
                 call_id,
                 ok,
@@ -505,53 +353,12 @@ impl TuiState {
                 stage,
                 name,
                 command,
-            } => {
-                let attempt = self.stage_mut(stage).map(|s| s.attempt).unwrap_or(0);
-                let fresh = self
-                    .checks
-                    .as_ref()
-                    .is_none_or(|c| c.stage != *stage || c.attempt != attempt);
-                if fresh {
-                    self.checks = Some(ChecksView {
-                        stage: stage.clone(),
-                        attempt,
-                        checks: Vec::new(),
-                    });
-                }
-                if let Some(view) = self.checks.as_mut() {
-                    view.checks.push(CheckView {
-                        check_id: check_id.clone(),
-                        name: name.clone(),
-                        command: command.clone(),
-                        status: CheckStatus::Running,
-                        exit_code: None,
-                        detail: String::new(),
-                        gates: Vec::new(),
-                        metrics: BTreeMap::new(),
-                        duration_ms: 0,
-                    });
-                }
-                let label = match command {
-                    Some(command) => format!("check {name} · {command}"),
-                    None => format!("check {name}"),
-                };
-                self.open_origin(check_id, label);
-            }
+            } => self.check_started(check_id, stage, name, command),
             Event::CheckOutput {
                 check_id,
                 stream,
                 line,
-            } => {
-                let origin = match self.origin_ids.get(check_id) {
-                    Some(&o) => o,
-                    None => self.open_origin(check_id, check_id.clone()),
-                };
-                self.push_output(
-                    origin,
-                    *stream == crate::protocol::OutputStream::Stderr,
-                    line,
-                );
-            }
+            } => self.output_line(check_id, *stream, line),
             Event::CheckResult {
                 check_id,
                 passed,
@@ -560,33 +367,15 @@ impl TuiState {
                 metrics,
                 gates,
                 duration_ms,
-            } => {
-                let mut name = check_id.clone();
-                if let Some(check) = self
-                    .checks
-                    .as_mut()
-                    .and_then(|v| v.checks.iter_mut().find(|c| c.check_id == *check_id))
-                {
-                    check.status = if *passed {
-                        CheckStatus::Passed
-                    } else {
-                        CheckStatus::Failed
-                    };
-                    check.exit_code = *exit_code;
-                    check.detail = detail.clone();
-                    check.gates = gates.clone();
-                    check.metrics = metrics.clone();
-                    check.duration_ms = *duration_ms;
-                    name = check.name.clone();
-                }
-                let verdict = if *passed { "passed" } else { "FAILED" };
-                self.close_origin(check_id, format!("{verdict} · {}", seconds(*duration_ms)));
-                self.transcript.push(Cell::Check {
-                    name,
-                    passed: *passed,
-                    detail: detail.clone(),
-                });
-            }
+            } => self.check_result(CheckOutcome {
+                check_id,
+                passed: *passed,
+                exit_code: *exit_code,
+                detail,
+                metrics,
+                gates,
+                duration_ms: *duration_ms,
+            }),
             Event::EvidenceCollected {
                 stage,
                 attempt,
@@ -861,110 +650,6 @@ impl TuiState {
             view.duration_ms = duration.or(view.started_ms.map(|s| ts.saturating_sub(s)));
         }
     }
-
-    fn open_origin(&mut self, id: &str, label: String) -> u32 {
-        let number = self.origins.len() as u32;
-        let stage = self
-            .current_stage()
-            .map(|s| s.name.clone())
-            .unwrap_or_default();
-        let first_line = self.log.len();
-        self.log.push(
-            &format!("━━ {label}"),
-            LineMeta {
-                origin: number,
-                kind: LineKind::Header,
-            },
-        );
-        self.origins.push(Origin {
-            id: id.to_string(),
-            label,
-            stage,
-            first_line,
-            end_line: self.log.len(),
-            running: true,
-        });
-        self.origin_ids.insert(id.to_string(), number);
-        number
-    }
-
-    fn push_output(&mut self, origin: u32, stderr: bool, line: &str) {
-        let meta = LineMeta {
-            origin,
-            kind: if stderr {
-                LineKind::Stderr
-            } else {
-                LineKind::Stdout
-            },
-        };
-        for part in line.split('\n') {
-            self.log.push(part, meta);
-        }
-        if let Some(o) = self.origins.get_mut(origin as usize) {
-            o.end_line = self.log.len();
-        }
-    }
-
-    fn close_origin(&mut self, id: &str, footer: String) {
-        let Some(&number) = self.origin_ids.get(id) else {
-            return;
-        };
-        self.log.push(
-            &format!("── {footer}"),
-            LineMeta {
-                origin: number,
-                kind: LineKind::Footer,
-            },
-        );
-        if let Some(o) = self.origins.get_mut(number as usize) {
-            o.end_line = self.log.len();
-            o.running = false;
-        }
-    }
-
-    /// The log line of the failed check that the evidence points at.
-    fn evidence_anchor(&self, evidence: &Evidence) -> Option<u64> {
-        let failed = self.checks.as_ref().and_then(|v| {
-            v.checks
-                .iter()
-                .rev()
-                .find(|c| c.status == CheckStatus::Failed)
-        })?;
-        let origin = &self.origins[*self.origin_ids.get(&failed.check_id)? as usize];
-        let (start, end) = (origin.first_line + 1, origin.end_line);
-        let facts: Vec<&str> = evidence
-            .facts
-            .values()
-            .map(|v| v.trim())
-            .filter(|v| v.len() >= 2)
-            .collect();
-        if !facts.is_empty() {
-            if let Some(line) = self
-                .log
-                .first_matching(start, end, |text| facts.iter().any(|f| text.contains(f)))
-            {
-                return Some(line);
-            }
-        }
-        self.log
-            .first_matching(start, end, names_an_error)
-            .or(Some(origin.first_line))
-    }
-}
-
-/// Does this line name an error (the words the classifier's fallback looks for)?
-pub fn names_an_error(line: &str) -> bool {
-    let lower = line.to_ascii_lowercase();
-    [
-        "error",
-        "exception",
-        "traceback",
-        "failed",
-        "fatal",
-        "assert",
-    ]
-    .iter()
-    .any(|word| lower.contains(word))
 }
 
 /// `0.3 s`, `12 s`, `2m05s`.
