@@ -19,21 +19,16 @@ use std::time::{Duration, Instant};
 const STEP_TIMEOUT: Duration = Duration::from_secs(90);
 
 struct Tmux {
-    socket: String,
+    socket: PathBuf,
     target: String,
 }
 
 impl Tmux {
-    /// A tmux server of our own (its own socket), running `command` in a `width` × `height`
-    /// window that stays after the command exits.
-    fn start(width: u16, height: u16, command: &str) -> Tmux {
-        let socket = format!(
-            "aipc-e2e-{}-{}",
-            std::process::id(),
-            aipc::session::new_session_id()
-        );
+    /// A tmux server of our own (its socket in `dir`, removed with it), running `command` in a
+    /// `width` × `height` window that stays after the command exits.
+    fn start(dir: &Path, width: u16, height: u16, command: &str) -> Tmux {
         let tmux = Tmux {
-            socket,
+            socket: dir.join("tmux.sock"),
             target: "e2e".to_string(),
         };
         let status = tmux
@@ -50,7 +45,10 @@ impl Tmux {
 
     fn command(&self) -> Command {
         let mut command = Command::new("tmux");
-        command.args(["-L", &self.socket, "-f", "/dev/null"]);
+        command
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["-f", "/dev/null"]);
         command
     }
 
@@ -160,7 +158,7 @@ fn step_approve_reject_take_over_and_hand_back_in_the_tui() {
         script = quote(&script),
         exit = quote(&exit_file),
     );
-    let tmux = Tmux::start(120, 40, &command);
+    let tmux = Tmux::start(work.path(), 120, 40, &command);
 
     // The export's `run` waits (policy ask); turn step mode on, then approve.
     tmux.wait_for("export.1 run waits for you");

@@ -65,6 +65,13 @@ fn hints(state: &TuiState, app: &App) -> String {
         parts.push(hint(Action::Retry, Context::Escalation, "retry"));
         parts.push(hint(Action::Takeover, Context::Escalation, "take over"));
         parts.push(hint(Action::Skip, Context::Escalation, "skip"));
+    } else if state
+        .paused
+        .as_deref()
+        .is_some_and(|reason| reason.starts_with("the model asks"))
+    {
+        parts.push(hint(Action::Hint, Context::Global, "answer the model"));
+        parts.push(hint(Action::Takeover, Context::Global, "take over"));
     } else {
         let pause = if state.paused.is_some() {
             "resume"
