@@ -1,7 +1,9 @@
 //! The command line (clap): `aipc run`, `aipc sessions`, `aipc model fetch|list|info`,
-//! `aipc doctor`. Wires the engine to its consumers (batch printer, line console) and maps
-//! outcomes to exit codes. The commands on recorded sessions (`replay`, `rerun`, `resume`,
-//! `sessions …`, `bench replay`) live in [`crate::cli_sessions`].
+//! `aipc doctor`, `aipc bench model|tui|deploy`. Wires the engine to its consumers (the TUI
+//! when stdout is a terminal, else the batch printer, plus the line console for
+//! `--interactive` without a terminal) and maps outcomes to exit codes. The commands on
+//! recorded sessions (`replay`, `rerun`, `resume`, `sessions …`, `bench replay`) live in
+//! [`crate::cli_sessions`].
 
 use crate::contract::{available_targets, Contract};
 use crate::engine::{exit, Engine, EngineOptions, EngineSetup};
@@ -13,7 +15,7 @@ use crate::skills::SkillSet;
 use crate::toolbox::Toolbox;
 use crate::toolchain::Toolchain;
 use crate::toolchain_cli::{self, ToolchainAction};
-use crate::{console, datadir, printer, session};
+use crate::{console, datadir, printer, session, tui};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -203,6 +205,20 @@ enum BenchWhat {
     /// Open, render and seek a synthetic recorded session (default 100,000 events) against
     /// the replay targets (open + render <= 1 s, seek <= 100 ms).
     Replay(crate::cli_sessions::BenchReplayArgs),
+    /// The TUI under a flood of log lines: ingest rate, frame time and log memory while
+    /// synthetic command output streams through the live path into an off-screen terminal.
+    Tui {
+        /// How many log lines to stream.
+        #[arg(long, default_value_t = 1_000_000)]
+        lines: u64,
+        #[arg(long, default_value_t = 120)]
+        width: u16,
+        #[arg(long, default_value_t = 40)]
+        height: u16,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -344,6 +360,41 @@ pub async fn main() -> i32 {
         Commands::Replay(args) => crate::cli_sessions::replay(args),
         Commands::Rerun(args) => crate::cli_sessions::rerun(args, cli.data_dir).await,
         Commands::Resume(args) => crate::cli_sessions::resume(args, cli.data_dir).await,
+        Commands::Bench {
+            what:
+                BenchWhat::Tui {
+                    lines,
+                    width,
+                    height,
+                    json,
+                },
+        } => {
+            let config = tui::bench::BenchConfig {
+                lines,
+                width: width.max(20),
+                height: height.max(5),
+            };
+            match tui::bench::run(&config) {
+                Ok(report) if json => match serde_json::to_string(&report) {
+                    Ok(text) => {
+                        println!("{text}");
+                        0
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        exit::ENVIRONMENT
+                    }
+                },
+                Ok(report) => {
+                    print!("{}", report.to_text());
+                    0
+                }
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    exit::ENVIRONMENT
+                }
+            }
+        }
         Commands::Model { action } => model_command(action),
         Commands::Toolchain { action } => {
             toolchain_cli::toolchain_command(cli.data_dir.as_deref(), action).await
@@ -488,8 +539,10 @@ async fn run(args: RunArgs) -> i32 {
     };
     let batch = args.options.batch;
     let (commands, command_rx) = mpsc::unbounded_channel();
+    let session_id = session::new_session_id();
+    let project = args.project.clone();
     let setup = EngineSetup {
-        session_id: session::new_session_id(),
+        session_id: session_id.clone(),
         project: args.project,
         contract,
         skills,
@@ -503,18 +556,34 @@ async fn run(args: RunArgs) -> i32 {
         Ok(engine) => engine,
         Err(e) => return fail(e.exit_code(), e.to_string()),
     };
-    let printer = tokio::spawn(printer::print_events(
-        engine.subscribe(),
-        std::io::stderr(),
-        args.verbose,
-    ));
+    // A terminal on stdout gets the TUI (unless --batch); `--interactive` without one gets the
+    // line console; batch runs print progress on stderr.
+    let use_tui = !batch && std::io::stdout().is_terminal();
     let ctrl_c = commands.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             let _ = ctrl_c.send(crate::protocol::Command::Abort);
         }
     });
-    if !batch {
+    let mut printer = None;
+    let mut ui = None;
+    if use_tui {
+        let session = tui::LiveSession {
+            events: engine.subscribe(),
+            commands: commands.clone(),
+            session_dir: engine.session_dir().to_path_buf(),
+            session_id,
+            project: project.clone(),
+        };
+        ui = Some(tokio::task::spawn_blocking(move || tui::run_live(session)));
+    } else {
+        printer = Some(tokio::spawn(printer::print_events(
+            engine.subscribe(),
+            std::io::stderr(),
+            args.verbose,
+        )));
+    }
+    if !batch && !use_tui {
         eprintln!("interactive: type commands (pause, resume, approve <call>, hint <text>, retry, skip, abort …)");
         let console_commands = commands.clone();
         tokio::spawn(async move {
@@ -534,7 +603,20 @@ async fn run(args: RunArgs) -> i32 {
     }
     drop(commands);
     let outcome = engine.run().await;
-    let _ = printer.await;
+    if let Some(printer) = printer {
+        let _ = printer.await;
+    }
+    if let Some(ui) = ui {
+        match ui.await {
+            Ok(Ok(())) => eprintln!(
+                "aipc: session {} (exit {})",
+                crate::report::outcome_word(outcome.outcome),
+                outcome.exit_code
+            ),
+            Ok(Err(e)) => eprintln!("error: the TUI failed: {e:#}"),
+            Err(e) => eprintln!("error: the TUI failed: {e}"),
+        }
+    }
     if let Some(report) = &outcome.report_md {
         println!("{}", report.display());
     }

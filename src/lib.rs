@@ -24,7 +24,8 @@
 //! - [`rerun`]: `aipc rerun`, re-executing a session with its recorded model outputs and
 //!   reporting the first divergence.
 //! - [`printer`]: the batch progress printer (an event consumer).
-//! - [`console`]: the interactive line console (a command producer) until the TUI lands.
+//! - [`tui`]: the terminal workbench (ratatui): an event consumer and command producer.
+//! - [`console`]: the interactive line console (a command producer) when stdout is not a terminal.
 //! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part;
 //!   [`cli_sessions`]: its commands on recorded sessions.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
@@ -55,3 +56,4 @@ pub mod toolbox;
 pub mod toolchain;
 pub mod toolchain_cli;
 pub mod tools;
+pub mod tui;

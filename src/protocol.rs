@@ -137,6 +137,15 @@ pub enum Event {
         base_commit: String,
         batch: bool,
         stages: Vec<String>,
+        /// The model's context size in tokens (0 in logs written before it was recorded).
+        #[serde(default)]
+        context_size: u32,
+        /// The session's token budget (0: not recorded).
+        #[serde(default)]
+        token_budget: u64,
+        /// The session's wall-time budget in seconds (0: not recorded).
+        #[serde(default)]
+        wall_time_s: u64,
     },
     StageStarted {
         stage: String,
@@ -435,4 +444,25 @@ pub enum Command {
         tag: String,
     },
     Abort,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_started_from_an_older_log_reads_with_zero_budgets() {
+        let line = r#"{"seq":0,"ts_ms":1,"type":"session_started","session_id":"s","project":"p","target":"t","model":"m","worktree":"w","branch":"b","base_commit":"c","batch":false,"stages":["env"]}"#;
+        let envelope: EventEnvelope = serde_json::from_str(line).unwrap();
+        let Event::SessionStarted {
+            context_size,
+            token_budget,
+            wall_time_s,
+            ..
+        } = envelope.event
+        else {
+            panic!("not session_started: {envelope:?}");
+        };
+        assert_eq!((context_size, token_budget, wall_time_s), (0, 0, 0));
+    }
 }

@@ -26,6 +26,9 @@ fn started(stages: &[&str]) -> Event {
         base_commit: "abc123".into(),
         batch: true,
         stages: stages.iter().map(|s| s.to_string()).collect(),
+        context_size: 8192,
+        token_budget: 200_000,
+        wall_time_s: 1800,
     }
 }
 

@@ -293,6 +293,9 @@ impl Engine {
                 base_commit: self.repo.base_commit(),
                 batch: self.setup.options.batch,
                 stages: stages.clone(),
+                context_size: self.model.info().context_size,
+                token_budget: self.setup.contract.budgets.total_tokens,
+                wall_time_s: self.setup.contract.budgets.wall_time_s,
             });
         }
         let mut first_stage = 0;

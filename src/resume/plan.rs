@@ -279,6 +279,9 @@ mod tests {
             base_commit: "base".into(),
             batch: true,
             stages: vec!["env".into(), "export".into(), "validate".into()],
+            context_size: 0,
+            token_budget: 0,
+            wall_time_s: 0,
         }
     }
 

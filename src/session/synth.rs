@@ -93,6 +93,9 @@ fn generate(
         base_commit: "0".repeat(40),
         batch: true,
         stages: stages.clone(),
+        context_size: 0,
+        token_budget: 0,
+        wall_time_s: 0,
     })? {
         return Ok(());
     }

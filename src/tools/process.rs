@@ -220,7 +220,8 @@ impl Drop for GroupGuard {
     }
 }
 
-/// Read `pipe` to EOF, sending each line (lossy UTF-8, without `\n` / `\r\n`).
+/// Read `pipe` to EOF, sending each line (without `\n` / `\r\n`; bytes that are not UTF-8 as
+/// `\xNN`, see [`escape_invalid_utf8`]).
 async fn read_lines<R: AsyncRead + Unpin>(
     pipe: R,
     stream: OutputStream,
@@ -232,7 +233,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
         if line.last() == Some(&b'\r') {
             line.pop();
         }
-        let text = String::from_utf8_lossy(line).into_owned();
+        let text = escape_invalid_utf8(line);
         line.clear();
         tx.send((stream, text)).is_ok()
     };
@@ -258,6 +259,19 @@ async fn read_lines<R: AsyncRead + Unpin>(
             return;
         }
     }
+}
+
+/// Output bytes as text: valid UTF-8 as it is, every other byte as `\xNN`, so binary output
+/// reaches the log, the model and the TUI visibly escaped instead of as U+FFFD.
+fn escape_invalid_utf8(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }
 
 /// A text buffer that keeps at most [`OUTPUT_CAP_BYTES`], dropping from the front.
@@ -299,6 +313,14 @@ impl TailBuffer {
 mod tests {
     use super::*;
     use std::sync::Mutex;
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_escaped_not_replaced() {
+        assert_eq!(
+            escape_invalid_utf8(b"ok \xc3\xa9 \xff\xfe\x00end"),
+            "ok é \\xff\\xfe\x00end"
+        );
+    }
 
     fn spec<'a>(command: &'a str, cwd: &'a Path, timeout: Duration) -> CommandSpec<'a> {
         CommandSpec {

@@ -1,0 +1,80 @@
+//! The terminal workbench (ratatui + crossterm): watch the engine work, pause, step, approve,
+//! take over and hand back. It consumes [`crate::protocol::EventEnvelope`]s and sends
+//! [`crate::protocol::Command`]s; there is no engine logic in it.
+//!
+//! Files (one concern each):
+//! - [`state`]: [`state::TuiState`], a pure reducer over events (what the views show);
+//!   [`transcript`] its transcript cells, [`logbuf`] its bounded, spilling log buffer.
+//! - [`app`]: focus, scrolling, overlays, and keys/mouse → commands; [`keys`] the key table,
+//!   [`prompt`] text prompts and pickers, [`takeover`] the engineer's shell or editor.
+//! - [`views`]: drawing, one file per view; [`ansi`] toolchain colours, [`diffview`] diffs.
+//! - [`source`]: where events come from (live engine now, a recording for replay);
+//!   [`live`] the loop; [`terminal`] raw mode, alternate screen, panic hook, suspend/resume.
+//! - [`bench`]: `aipc bench tui`, the ingest and frame-time benchmark.
+
+pub mod ansi;
+pub mod app;
+pub mod bench;
+pub mod diffview;
+pub mod keys;
+pub mod live;
+pub mod logbuf;
+pub mod prompt;
+pub mod source;
+pub mod state;
+pub mod takeover;
+pub mod terminal;
+pub mod transcript;
+pub mod views;
+
+#[cfg(test)]
+mod tests;
+
+use crate::checkpoint::SessionRepo;
+use crate::protocol::{Command, EventEnvelope};
+use std::path::PathBuf;
+use tokio::sync::{broadcast, mpsc};
+
+/// The spill file of the log pane, in the session folder.
+pub const LOG_SPILL_FILE: &str = "tui-log-spill.txt";
+
+/// What the live TUI needs from the CLI.
+pub struct LiveSession {
+    pub events: broadcast::Receiver<EventEnvelope>,
+    pub commands: mpsc::UnboundedSender<Command>,
+    pub session_dir: PathBuf,
+    pub session_id: String,
+    pub project: PathBuf,
+}
+
+/// Run the TUI on the calling (blocking) thread until the engineer quits. If the TUI fails,
+/// the session is aborted, so the engine never waits for an engineer who is gone.
+pub fn run_live(session: LiveSession) -> anyhow::Result<()> {
+    let LiveSession {
+        events,
+        commands,
+        session_dir,
+        session_id,
+        project,
+    } = session;
+    let log = logbuf::LogBuf::new(
+        Some(session_dir.join(LOG_SPILL_FILE)),
+        logbuf::DEFAULT_MEMORY_CAP,
+    );
+    let mut state = state::TuiState::new(log);
+    let worktree = session_dir.join("worktree");
+    let mut app = app::App::new(false).with_stage_diffs(Box::new(move |from, to| {
+        SessionRepo::open(&project, &session_id, &worktree, &[])
+            .and_then(|repo| repo.diff_commits(from, to))
+            .map_err(|e| e.to_string())
+    }));
+    let mut source = source::LiveSource::spawn(events, session_dir.join("events.jsonl"));
+    let result = terminal::Term::enter().and_then(|mut term| {
+        let mut send = |command: Command| commands.send(command).is_ok();
+        live::run(&mut term, &mut source, &mut state, &mut app, &mut send)
+    });
+    if result.is_err() && state.finished.is_none() {
+        let _ = commands.send(Command::Abort);
+    }
+    result
+}

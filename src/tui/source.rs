@@ -1,0 +1,232 @@
+//! The seam between where events come from and the UI loop. The loop only sees
+//! [`EventSource::poll`]: the live engine today ([`LiveSource`]), a recorded session for
+//! `aipc replay` next.
+//!
+//! The live source forwards the engine's broadcast on a thread of its own into an unbounded
+//! queue, so the engine never waits for the UI. If the broadcast drops events anyway (a
+//! consumer that fell [`crate::engine::bus::BROADCAST_CAPACITY`] events behind), the forwarder
+//! reads the missing sequence numbers back from the session's `events.jsonl` — the bus writes
+//! every event there before broadcasting it — and only reports events as missed when the log
+//! does not have them either.
+
+use crate::protocol::EventEnvelope;
+use serde::Deserialize;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use tokio::sync::broadcast::{self, error::RecvError};
+
+/// What a source yields. (Moved once per event: boxing the envelope would only add an
+/// allocation per log line.)
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum SourceItem {
+    Event(EventEnvelope),
+    /// This many events were lost.
+    Missed(u64),
+}
+
+#[allow(clippy::large_enum_variant)]
+pub enum Poll {
+    Item(SourceItem),
+    /// Nothing now; maybe later.
+    Idle,
+    /// Nothing ever again.
+    Closed,
+}
+
+pub trait EventSource {
+    fn poll(&mut self) -> Poll;
+}
+
+/// Events from the running engine.
+pub struct LiveSource {
+    rx: mpsc::Receiver<SourceItem>,
+}
+
+impl LiveSource {
+    /// Start forwarding `events`; `log` is the session's `events.jsonl`, for gaps.
+    pub fn spawn(mut events: broadcast::Receiver<EventEnvelope>, log: PathBuf) -> LiveSource {
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("aipc-tui-events".to_string())
+            .spawn(move || {
+                let mut tail = LogTail::new(log);
+                let mut expected = 0u64;
+                loop {
+                    match events.blocking_recv() {
+                        Ok(envelope) => {
+                            if envelope.seq > expected {
+                                let found = tail.read_range(expected, envelope.seq);
+                                let missing = envelope.seq - expected - found.len() as u64;
+                                for event in found {
+                                    if tx.send(SourceItem::Event(event)).is_err() {
+                                        return;
+                                    }
+                                }
+                                if missing > 0 && tx.send(SourceItem::Missed(missing)).is_err() {
+                                    return;
+                                }
+                            }
+                            if envelope.seq >= expected {
+                                expected = envelope.seq + 1;
+                                if tx.send(SourceItem::Event(envelope)).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        // The next event received fills the gap from the log.
+                        Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => return,
+                    }
+                }
+            })
+            .map(|_| ())
+            .unwrap_or_else(|e| eprintln!("aipc: cannot start the event thread: {e}"));
+        LiveSource { rx }
+    }
+}
+
+impl EventSource for LiveSource {
+    fn poll(&mut self) -> Poll {
+        match self.rx.try_recv() {
+            Ok(item) => Poll::Item(item),
+            Err(mpsc::TryRecvError::Empty) => Poll::Idle,
+            Err(mpsc::TryRecvError::Disconnected) => Poll::Closed,
+        }
+    }
+}
+
+/// Reads ranges of events back from a growing `events.jsonl`, remembering where it got to.
+pub struct LogTail {
+    path: PathBuf,
+    offset: u64,
+}
+
+#[derive(Deserialize)]
+struct SeqOnly {
+    seq: u64,
+}
+
+impl LogTail {
+    pub fn new(path: PathBuf) -> Self {
+        LogTail { path, offset: 0 }
+    }
+
+    /// The events with `from <= seq < to` that the log holds (complete lines only).
+    pub fn read_range(&mut self, from: u64, to: u64) -> Vec<EventEnvelope> {
+        let mut found = Vec::new();
+        let Ok(mut file) = File::open(&self.path) else {
+            return found;
+        };
+        if file.seek(SeekFrom::Start(self.offset)).is_err() {
+            return found;
+        }
+        let mut reader = BufReader::new(file);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if !line.ends_with('\n') {
+                        break;
+                    }
+                    let seq = serde_json::from_str::<SeqOnly>(&line).map(|s| s.seq);
+                    match seq {
+                        Ok(seq) if seq >= to => break,
+                        Ok(seq) if seq >= from => {
+                            if let Ok(event) = serde_json::from_str::<EventEnvelope>(&line) {
+                                found.push(event);
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.offset += n as u64;
+                }
+            }
+        }
+        found
+    }
+}
+
+/// A fixed list of events (tests, and the seam replay will grow from).
+pub struct VecSource {
+    items: std::collections::VecDeque<SourceItem>,
+}
+
+impl VecSource {
+    pub fn new(events: Vec<EventEnvelope>) -> Self {
+        VecSource {
+            items: events.into_iter().map(SourceItem::Event).collect(),
+        }
+    }
+}
+
+impl EventSource for VecSource {
+    fn poll(&mut self) -> Poll {
+        match self.items.pop_front() {
+            Some(item) => Poll::Item(item),
+            None => Poll::Closed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Event;
+    use std::io::Write;
+
+    fn envelope(seq: u64) -> EventEnvelope {
+        EventEnvelope {
+            seq,
+            ts_ms: seq,
+            event: Event::HintAdded {
+                text: format!("hint {seq}"),
+            },
+        }
+    }
+
+    #[test]
+    fn log_tail_reads_ranges_in_order_and_ignores_a_torn_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let mut file = File::create(&path).unwrap();
+        for seq in 0..10 {
+            writeln!(file, "{}", serde_json::to_string(&envelope(seq)).unwrap()).unwrap();
+        }
+        write!(file, "{{\"seq\":10,\"ts_").unwrap();
+        let mut tail = LogTail::new(path);
+        let seqs = |v: Vec<EventEnvelope>| v.iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(tail.read_range(2, 5)), vec![2, 3, 4]);
+        assert_eq!(seqs(tail.read_range(5, 7)), vec![5, 6]);
+        assert_eq!(seqs(tail.read_range(8, 20)), vec![8, 9]);
+    }
+
+    #[test]
+    fn a_lagging_live_source_fills_the_gap_from_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        let (sender, receiver) = broadcast::channel(4);
+        let mut file = File::create(&path).unwrap();
+        // 20 events: all in the log, only the last 4 still in the channel.
+        for seq in 0..20 {
+            writeln!(file, "{}", serde_json::to_string(&envelope(seq)).unwrap()).unwrap();
+            let _ = sender.send(envelope(seq));
+        }
+        drop(sender);
+        let mut source = LiveSource::spawn(receiver, path);
+        let mut seqs = Vec::new();
+        loop {
+            match source.poll() {
+                Poll::Item(SourceItem::Event(e)) => seqs.push(e.seq),
+                Poll::Item(SourceItem::Missed(n)) => panic!("missed {n}"),
+                Poll::Idle => std::thread::yield_now(),
+                Poll::Closed => break,
+            }
+        }
+        assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+    }
+}

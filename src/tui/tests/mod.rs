@@ -1,0 +1,8 @@
+//! The TUI's tests: synthetic event streams ([`fixtures`]) rendered into ratatui's
+//! `TestBackend` and compared with insta snapshots ([`view_snapshots`]); the reducer's
+//! derived state ([`state_rules`]); keys and mouse turned into commands ([`app_flows`]).
+
+mod app_flows;
+mod fixtures;
+mod state_rules;
+mod view_snapshots;
