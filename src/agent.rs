@@ -196,6 +196,16 @@ pub struct StagePrompt<'a> {
     pub repair: Option<(u32, u32, &'a Evidence)>,
 }
 
+/// The first sentence of a tool description (up to the first `. ` or line end): what a small
+/// model needs to choose the tool; the schema carries the rest.
+fn first_sentence(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.find(". ") {
+        Some(end) => line[..=end].to_string(),
+        None => line.to_string(),
+    }
+}
+
 /// The system prompt and the task of a stage attempt, rendered from `prompts/`.
 pub fn open_conversation(
     prompts: &Prompts,
@@ -206,7 +216,11 @@ pub fn open_conversation(
         .iter()
         .map(|t| {
             serde_json::json!({
-                "name": t.name, "description": t.description, "args": t.args_schema.to_string()
+                "name": t.name,
+                "description": t.description,
+                "summary": first_sentence(&t.description),
+                "args": t.args_schema.to_string(),
+                "signature": crate::tools::schema::signature(&t.name, &t.args_schema),
             })
         })
         .collect();

@@ -165,6 +165,8 @@ pub struct Engine {
     env_remove: Vec<String>,
     /// Set when the session continues a recorded one (`aipc resume`): see [`resume`].
     continuation: Option<resume::Continuation>,
+    /// The previous tool call and its outcome, to tell the model when it repeats itself.
+    last_call: Option<String>,
 }
 
 impl Engine {
@@ -259,6 +261,7 @@ impl Engine {
             env_remove: toolchain_env.unset,
             setup,
             continuation: None,
+            last_call: None,
         };
         resume::restore(engine, origin, reset)
     }
@@ -953,6 +956,11 @@ impl Engine {
         if self.control.aborted() {
             return Err(Interrupt::Abort.into());
         }
+        // The same call with the same outcome as the one before: a small model's loop; the
+        // observation says so (prompts/observation.md.j2).
+        let call_key = format!("{} {} {} {}", call.tool, args, result.ok, result.observation);
+        let repeated = self.last_call.as_deref() == Some(call_key.as_str());
+        self.last_call = Some(call_key);
         let observation = self
             .setup
             .prompts
@@ -960,7 +968,8 @@ impl Engine {
                 "observation.md.j2",
                 minijinja::context! {
                     tool => call.tool, ok => result.ok, exit_code => result.exit_code,
-                    observation => result.observation,
+                    observation => result.observation, toolbox => ran_toolbox_tool,
+                    repeated => repeated,
                 },
             )
             .map_err(|e| Stop::Engine(e.to_string()))?;
@@ -1232,13 +1241,16 @@ impl Engine {
             .collect()
     }
 
-    /// The stage's tools the model may call (denied ones are not offered): the built-in ones,
-    /// then the target's toolbox tools the stage names, in manifest order.
+    /// The stage's tools the model may call (denied ones are not offered): the target's
+    /// toolbox tools the stage names, in manifest order — the stage's own actions, listed first
+    /// because a small model favours what it reads first — then the built-in ones.
     fn offered_tools(&self, stage: &StageSpec) -> Vec<OfferedTool> {
         let has_skills = !self.offered_skills(stage).is_empty();
-        tools::builtin_specs()
+        self.setup
+            .toolbox
+            .specs()
             .into_iter()
-            .chain(self.setup.toolbox.specs())
+            .chain(tools::builtin_specs())
             .filter(|spec: &ToolSpec| {
                 let allowed = ALWAYS_OFFERED.contains(&spec.name.as_str())
                     || stage
