@@ -171,7 +171,7 @@ class Runner:
         res = last_json(p.stdout) or {}
         ok = p.returncode == 0 and res.get("ok") is True
         self.rows.append({"stage": stage, "step": f"{tool} {json.dumps(args) if args else ''}".strip(),
-                          "script": script.name, "wall_s": round(secs, 2), "ok": ok})
+                          "script": script.name, "wall_s": round(secs, 2), "ok": ok, "metrics": flatten(res)})
         warn = [l for l in p.stdout.splitlines() if l.startswith("aipc-warning:")]
         print(f"  [{stage}] {tool} {json.dumps(args) if args else ''} -> {'ok' if ok else 'FAILED'} ({secs:.1f} s)")
         for w in warn:
@@ -185,6 +185,7 @@ class Runner:
     def check(self, stage, c):
         ok, why = True, []
         out = err = ""
+        metrics = {}
         secs = 0.0
         script = c.get("command", "")
         if c.get("command"):
@@ -207,7 +208,7 @@ class Runner:
                 ok = False
                 why.append(f"missing file {pattern}")
         self.rows.append({"stage": stage, "step": f"check: {c['name']}", "script": Path(os.path.expandvars(script)).name,
-                          "wall_s": round(secs, 2), "ok": ok})
+                          "wall_s": round(secs, 2), "ok": ok, "metrics": metrics if c.get("command") else {}})
         print(f"  [{stage}] check {c['name']!r} -> {'PASS' if ok else 'FAIL'} ({secs:.1f} s)")
         for w in why:
             print(f"    {w}")

@@ -20,6 +20,11 @@ def sample_max(sample):
     return max(float(np.max(np.abs(np.asarray(t)))) if np.asarray(t).size else 0.0 for t in sample)
 
 
+def _num(x):
+    """1.0, 16.0, 10000.0, 0.0031: a float as people write it (always with a decimal point)."""
+    return repr(float(round(x, 4))) if abs(x) < 1e15 else f"{x:.3g}"
+
+
 def outliers(samples, factor=20.0, quiet=False):
     """Indices of outlier samples, their max|x|, and the median max|x|; prints the warnings."""
     maxes = np.array([sample_max(s) for s in samples], dtype=np.float64)
@@ -30,5 +35,5 @@ def outliers(samples, factor=20.0, quiet=False):
             found.append(i)
             if not quiet:
                 ratio = f"{m / median:.1f}x" if median > 0 else "infinitely larger than"
-                warn("calibration outlier", f"sample {i} max|x| {m:.1f} is {ratio} the median max|x| {median:.4g}")
+                warn("calibration outlier", f"sample {i} max|x| {_num(m)} is {ratio} the median max|x| {_num(median)}")
     return found, maxes, median

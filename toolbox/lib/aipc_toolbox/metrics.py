@@ -5,7 +5,7 @@ all samples, flattened (AIPC's definition). `cosine_mean` (the mean of the per-s
 and `cosine_min` (the worst sample) are reported next to it. Global was chosen because it is the
 one that shows an INT8 collapse more: on examples/digits-calib-outlier (log-probability outputs,
 one calibration sample with a hot pixel) it was consistently the lower of the two (0.899 vs
-0.916 at a 1e4 pixel; 0.946 vs 0.960 at 300), and on clean models both agree to 1e-4.
+0.916 at a 1e4 pixel; 0.946 vs 0.961 at 300), and on clean models both agree to 1e-4.
 Even so, cosine on log-probabilities or biased logits can stay above 0.95 while the top-1 class
 flips for many samples; that is why the INT8 gate also needs `top1_agreement` and
 `acc_drop_points`.
