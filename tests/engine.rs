@@ -628,3 +628,23 @@ async fn step_mode_edit_and_hint_are_honoured() {
     });
     assert!(hint_seen);
 }
+
+#[tokio::test]
+async fn the_same_call_with_the_same_result_three_times_ends_the_attempt_and_runs_the_checks() {
+    let project = git_project();
+    // export three times (the model loops), then the script would go on exporting; the engine
+    // stops the attempt after the second repeat and lets the checks decide (export passes).
+    let script = script(&[EXPORT, EXPORT, EXPORT, RELU_TO_TANH, FINISH]);
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{events:#?}");
+    let looping = find(
+        &events,
+        |e| matches!(e, Event::BudgetExhausted { detail, .. } if detail.contains("same call with the same result 3 times")),
+    );
+    assert_eq!(looping.len(), 1, "{looping:#?}");
+    let export_calls = find(
+        &events,
+        |e| matches!(e, Event::ToolCallStarted { call_id, .. } if call_id.starts_with("export.")),
+    );
+    assert_eq!(export_calls.len(), 3);
+}

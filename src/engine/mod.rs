@@ -128,7 +128,13 @@ impl From<Interrupt> for Stop {
 enum AttemptEnd {
     Finished(String),
     TurnsExhausted,
+    /// The model made the same call with the same result several times in a row.
+    Looping(u32),
 }
+
+/// Identical calls with identical results in a row after which the attempt ends and the checks
+/// run (a small model's loop; the checks decide whether the work is done).
+const MAX_REPEATED_CALLS: u32 = 2;
 
 enum StageEnd {
     Passed(String),
@@ -167,6 +173,8 @@ pub struct Engine {
     continuation: Option<resume::Continuation>,
     /// The previous tool call and its outcome, to tell the model when it repeats itself.
     last_call: Option<String>,
+    /// How many times in a row the last call was repeated with the same result.
+    repeated_calls: u32,
 }
 
 impl Engine {
@@ -262,6 +270,7 @@ impl Engine {
             setup,
             continuation: None,
             last_call: None,
+            repeated_calls: 0,
         };
         resume::restore(engine, origin, reset)
     }
@@ -429,6 +438,18 @@ impl Engine {
                             detail: format!(
                                 "{} turns without finish_stage; running the checks anyway",
                                 stage.turns_per_attempt
+                            ),
+                        });
+                        String::new()
+                    }
+                    Ok(Some(AttemptEnd::Looping(times))) => {
+                        self.bus.emit(Event::BudgetExhausted {
+                            stage: Some(stage.name.clone()),
+                            budget: BudgetKind::Turns,
+                            detail: format!(
+                                "the same call with the same result {} times in a row; running \
+                                 the checks",
+                                times + 1
                             ),
                         });
                         String::new()
@@ -670,6 +691,9 @@ impl Engine {
         max_attempts: u32,
         evidence: Option<&Evidence>,
     ) -> Result<AttemptEnd, Stop> {
+        // Each attempt opens a fresh conversation: repeats count within it only.
+        self.last_call = None;
+        self.repeated_calls = 0;
         let offered = self.offered_tools(stage);
         let names: Vec<String> = offered.iter().map(|t| t.name.clone()).collect();
         let call_schema = agent::call_schema(&offered);
@@ -744,6 +768,9 @@ impl Engine {
             match self.run_call(stage, &call_id, call, policy).await? {
                 CallResult::Observation(text) => conversation.push(Role::Tool, text),
                 CallResult::Finish(summary) => return Ok(AttemptEnd::Finished(summary)),
+            }
+            if self.repeated_calls >= MAX_REPEATED_CALLS {
+                return Ok(AttemptEnd::Looping(self.repeated_calls));
             }
         }
         Ok(AttemptEnd::TurnsExhausted)
@@ -958,8 +985,12 @@ impl Engine {
         }
         // The same call with the same outcome as the one before: a small model's loop; the
         // observation says so (prompts/observation.md.j2).
-        let call_key = format!("{} {} {} {}", call.tool, args, result.ok, result.observation);
+        let call_key = format!(
+            "{} {} {} {}",
+            call.tool, args, result.ok, result.observation
+        );
         let repeated = self.last_call.as_deref() == Some(call_key.as_str());
+        self.repeated_calls = if repeated { self.repeated_calls + 1 } else { 0 };
         self.last_call = Some(call_key);
         let observation = self
             .setup
