@@ -8,7 +8,7 @@
 //! result: {"ok":false,"error":"GuardOnDataDependentSymNode: Could not guard …","stage_hint":"export"}
 //! signature: torch.export.data_dependent_guard (class data-dependent-control-flow)
 //! facts: file=model.py, line=23
-//! fixes: fix_data_dependent_branch {"file": "model.py"}; load_skill export-data-dependent-control-flow
+//! fixes: fix_branch_to_where {"file": "model.py"}; load_skill export-data-dependent-control-flow
 //! last lines:
 //!   …
 //! ```
@@ -214,7 +214,7 @@ mod tests {
                 signature: "torch.export.data_dependent_guard".into(),
                 class: Some("data-dependent-control-flow".into()),
                 facts: BTreeMap::from([("file".to_string(), "model.py".to_string())]),
-                candidate_fixes: vec!["fix_data_dependent_branch {\"file\": \"model.py\"}".into()],
+                candidate_fixes: vec!["fix_branch_to_where {\"file\": \"model.py\"}".into()],
                 ..Evidence::default()
             }
         };
@@ -232,7 +232,7 @@ mod tests {
             text.starts_with("exit 1 (1.2 s)\nresult: {\"ok\":false,\"error\""),
             "{text}"
         );
-        assert!(text.contains("signature: torch.export.data_dependent_guard (class data-dependent-control-flow)\nfacts: file=model.py\nfixes: fix_data_dependent_branch {\"file\": \"model.py\"}\n"), "{text}");
+        assert!(text.contains("signature: torch.export.data_dependent_guard (class data-dependent-control-flow)\nfacts: file=model.py\nfixes: fix_branch_to_where {\"file\": \"model.py\"}\n"), "{text}");
         assert!(text.contains("[… 33 earlier lines"), "{text}");
         assert!(
             text.trim_end()
