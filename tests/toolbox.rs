@@ -166,6 +166,83 @@ async fn a_failing_toolbox_tool_is_observed_as_classified_evidence() {
 }
 
 #[tokio::test]
+async fn checks_that_fail_unclassified_after_a_failed_toolbox_call_carry_that_calls_signature() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    // Attempt 1: `broken` raises (a data-dependent guard), the model finishes anyway and the
+    // check finds no build/x.bin — a failure no signature knows. Attempt 2 repairs.
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[BROKEN, FINISH, MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let evidence: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::EvidenceCollected {
+                stage, evidence, ..
+            } if stage == "build" => Some(evidence),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(evidence.len(), 1, "{evidence:?}");
+    assert_eq!(evidence[0].signature, "torch.export.data_dependent_guard");
+    assert_eq!(
+        evidence[0].class.as_deref(),
+        Some("data-dependent-control-flow")
+    );
+    assert_eq!(
+        evidence[0].facts.get("line").map(String::as_str),
+        Some("23")
+    );
+    assert!(
+        evidence[0].failed_check.contains("build/x.bin")
+            && evidence[0]
+                .failed_check
+                .contains("after `broken` failed in this attempt"),
+        "{}",
+        evidence[0].failed_check
+    );
+    let report = report_json(&outcome);
+    assert_eq!(report["stages"][1]["attempts"], 2);
+}
+
+#[tokio::test]
+async fn a_failed_toolbox_call_explains_only_the_checks_of_its_own_attempt() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let project = project();
+    // Attempt 1: `broken` fails, the check finds no build/x.bin: the guard is the evidence.
+    // Attempt 2: no toolbox call; the same missing file is the check's own (unclassified)
+    // failure, not the earlier call's.
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[BROKEN, FINISH, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Failed, "{:?}", kinds(&events));
+    let evidence: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::EvidenceCollected { evidence, .. } => Some(evidence),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(evidence.len(), 2, "{evidence:?}");
+    assert_eq!(evidence[0].signature, "torch.export.data_dependent_guard");
+    assert_eq!(evidence[1].class, None, "{:?}", evidence[1]);
+    assert!(!evidence[1].failed_check.contains("after `broken`"));
+}
+
+#[tokio::test]
 async fn a_checks_first_stage_that_passes_makes_no_model_call_and_its_check_saw_the_toolchain_env()
 {
     let root = tempfile::tempdir().unwrap();

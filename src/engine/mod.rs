@@ -175,6 +175,11 @@ pub struct Engine {
     last_call: Option<String>,
     /// How many times in a row the last call was repeated with the same result.
     repeated_calls: u32,
+    /// The last failed toolbox call of the current attempt (tool name and its failure), until
+    /// the same tool succeeds: when the checks then fail with nothing the signature table
+    /// knows (`build/model.onnx does not exist` after `export` raised), that call's classified
+    /// failure is the stage's evidence.
+    tool_failure: Option<(String, crate::evidence::Failure)>,
 }
 
 impl Engine {
@@ -271,6 +276,7 @@ impl Engine {
             continuation: None,
             last_call: None,
             repeated_calls: 0,
+            tool_failure: None,
         };
         resume::restore(engine, origin, reset)
     }
@@ -383,6 +389,7 @@ impl Engine {
         let mut attempt = 0;
         let mut evidence: Option<Evidence> = None;
         let mut last_signature: Option<String> = None;
+        self.tool_failure = None;
         if stage.agent && stage.checks_first {
             // Attempt 0: the checks alone, before any model turn. It uses none of the stage's
             // attempts; a failure becomes the evidence of attempt 1, a repair attempt.
@@ -417,6 +424,7 @@ impl Engine {
                 ));
             }
             if exhausted.is_none() {
+                self.tool_failure = None;
                 self.bus.emit(Event::AttemptStarted {
                     stage: stage.name.clone(),
                     attempt,
@@ -574,10 +582,25 @@ impl Engine {
         attempt: u32,
         failure: crate::evidence::Failure,
     ) -> Evidence {
-        let found = self
-            .setup
-            .classifier
-            .classify(&failure, self.setup.options.classified_evidence);
+        let classified = self.setup.options.classified_evidence;
+        let mut found = self.setup.classifier.classify(&failure, classified);
+        // The checks found no artifact (or failed otherwise unclassified) after a toolbox call
+        // failed in this attempt: that call's failure is the cause, and its signature (e.g.
+        // export.data_dependent_guard) is what the model must repair.
+        if found.class.is_none() {
+            if let Some((tool, tool_failure)) = self.tool_failure.take() {
+                let cause = self.setup.classifier.classify(&tool_failure, classified);
+                if cause.class.is_some() {
+                    found = Evidence {
+                        failed_check: format!(
+                            "{} (after `{tool}` failed in this attempt)",
+                            found.failed_check
+                        ),
+                        ..cause
+                    };
+                }
+            }
+        }
         self.bus.emit(Event::EvidenceCollected {
             stage: stage.name.clone(),
             attempt,
@@ -945,24 +968,45 @@ impl Engine {
             env_remove: &self.env_remove,
         };
         let toolbox_tool = self.setup.toolbox.get(&call.tool);
+        let mut tool_failure = None;
         let result = match toolbox_tool {
             Some(tool) => {
                 let classifier = &self.setup.classifier;
                 let classified = self.setup.options.classified_evidence;
-                let classify =
-                    |failure: &crate::evidence::Failure| classifier.classify(failure, classified);
-                crate::toolbox::execute(
+                let failed = std::sync::Mutex::new(None);
+                let classify = |failure: &crate::evidence::Failure| {
+                    if let Ok(mut slot) = failed.lock() {
+                        *slot = Some(failure.clone());
+                    }
+                    classifier.classify(failure, classified)
+                };
+                let result = crate::toolbox::execute(
                     tool,
                     &args,
                     &ctx,
                     &self.setup.toolchain.python(),
                     &classify,
                 )
-                .await
+                .await;
+                tool_failure = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+                result
             }
             None => tools::execute(&call.tool, &args, &ctx).await,
         };
         let ran_toolbox_tool = toolbox_tool.is_some();
+        if ran_toolbox_tool {
+            if result.ok {
+                if self
+                    .tool_failure
+                    .as_ref()
+                    .is_some_and(|(tool, _)| *tool == call.tool)
+                {
+                    self.tool_failure = None;
+                }
+            } else if let Some(failure) = tool_failure {
+                self.tool_failure = Some((call.tool.clone(), failure));
+            }
+        }
         for diff in &result.diffs {
             self.bus.emit(Event::FileChanged {
                 call_id: Some(call_id.to_string()),

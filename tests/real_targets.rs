@@ -1,0 +1,378 @@
+//! End to end on the real deployment targets: the `aipc` binary deploys the digits examples
+//! onto onnxruntime-cpu and executorch-xnnpack with their real toolchains (torch.export,
+//! onnxruntime, ExecuTorch/XNNPACK) and a scripted model (`tests/data/scripts/<example>.<target>.jsonl`).
+//!
+//! - `digits-cnn` deploys with every stage passing and real accuracy metrics.
+//! - Each faulty example fails at the stage and with the classified signature its README names,
+//!   then the scripted model applies the documented repair and the session deploys.
+//!
+//! Each case needs the target's venv (`aipc toolchain setup <target>`, done by CI); without it
+//! the case prints why and returns. The cases are slow (every check imports torch): each prints
+//! its wall time. Every case runs in its own temporary copy of the example.
+
+mod common;
+
+use common::{copy_example, data_dir};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const ORT: &str = "onnxruntime-cpu";
+const ET: &str = "executorch-xnnpack";
+
+/// The venv's interpreter `aipc toolchain setup <target>` makes (same cache rules as aipc).
+fn venv_python(target: &str) -> PathBuf {
+    aipc::model::store::cache_dir()
+        .join("toolchains")
+        .join(target)
+        .join("venv/bin/python")
+}
+
+/// What a finished session left.
+struct Session {
+    label: String,
+    exit_code: Option<i32>,
+    stderr: String,
+    report: Value,
+    events: Vec<Value>,
+    /// Keeps the project (and the session under it) until the case ends.
+    _dir: tempfile::TempDir,
+}
+
+impl Session {
+    /// The end of the progress output, for assertion messages.
+    fn tail(&self) -> String {
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        let from = lines.len().saturating_sub(60);
+        format!("{}:\n{}", self.label, lines[from..].join("\n"))
+    }
+
+    fn stage(&self, name: &str) -> &Value {
+        self.report["stages"]
+            .as_array()
+            .and_then(|stages| stages.iter().find(|s| s["name"] == name))
+            .unwrap_or_else(|| panic!("no stage {name} in the report\n{}", self.tail()))
+    }
+
+    fn of_type<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+        self.events.iter().filter(move |e| e["type"] == kind)
+    }
+
+    /// The measured value of `gate` (as written in the contract) in `check` of `stage`.
+    fn measured(&self, stage: &str, check: &str, gate: &str) -> f64 {
+        let checks = self.stage(stage)["checks"].as_array().cloned();
+        let check = checks
+            .unwrap_or_default()
+            .into_iter()
+            .find(|c| c["name"] == check)
+            .unwrap_or_else(|| panic!("no check {check:?} in stage {stage}\n{}", self.tail()));
+        let gates = check["gates"].as_array().cloned().unwrap_or_default();
+        let found = gates
+            .iter()
+            .find(|g| g["expr"] == gate)
+            .unwrap_or_else(|| panic!("no gate {gate:?} in {check}"));
+        found["measured"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("gate {gate:?} measured nothing: {found}"))
+    }
+
+    fn assert_deployed(&self) {
+        assert_eq!(self.exit_code, Some(0), "{}", self.tail());
+        assert_eq!(self.report["outcome"], "deployed", "{}", self.tail());
+        let stages = self.report["stages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(stages.len(), 8, "{}", self.tail());
+        for stage in &stages {
+            assert_eq!(
+                stage["status"],
+                "passed",
+                "stage {}\n{}",
+                stage["name"],
+                self.tail()
+            );
+        }
+    }
+
+    /// The accuracy stage measured the artifacts against the eager model for real.
+    fn assert_accurate(&self) {
+        let fp32 = "fp32 matches eager";
+        let int8 = "int8 matches eager";
+        let cosine = self.measured("accuracy", fp32, "cosine >= 0.99");
+        assert!(cosine >= 0.999, "FP32 cosine {cosine}\n{}", self.tail());
+        let top1 = self.measured("accuracy", fp32, "top1_agreement == 1.0");
+        assert_eq!(top1, 1.0, "FP32 top-1 agreement\n{}", self.tail());
+        let cosine = self.measured("accuracy", int8, "cosine >= 0.95");
+        assert!(cosine >= 0.95, "INT8 cosine {cosine}\n{}", self.tail());
+        let top1 = self.measured("accuracy", int8, "top1_agreement >= 0.98");
+        assert!(top1 >= 0.98, "INT8 top-1 agreement {top1}\n{}", self.tail());
+        let drop = self.measured("accuracy", int8, "acc_drop_points <= 1");
+        assert!(drop <= 1.0, "INT8 accuracy drop {drop}\n{}", self.tail());
+    }
+
+    /// The evidence events, as (stage, attempt, signature).
+    fn evidence(&self) -> Vec<(String, u64, String)> {
+        self.of_type("evidence_collected")
+            .map(|e| {
+                (
+                    e["stage"].as_str().unwrap_or_default().to_string(),
+                    e["attempt"].as_u64().unwrap_or(u64::MAX),
+                    e["evidence"]["signature"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Whether the toolbox call `tool` ran and succeeded.
+    fn call_succeeded(&self, tool: &str) -> bool {
+        let ids: Vec<&Value> = self
+            .of_type("tool_call_proposed")
+            .filter(|e| e["tool"] == tool)
+            .map(|e| &e["call_id"])
+            .collect();
+        self.of_type("tool_call_finished")
+            .any(|e| ids.contains(&&e["call_id"]) && e["ok"] == true)
+    }
+}
+
+/// Deploy a fresh copy of `examples/<example>` onto `target` with the scripted model of
+/// `tests/data/scripts/<example>.<target>.jsonl`. `None` (after saying why) when the target's
+/// venv is not installed.
+fn deploy(example: &str, target: &str) -> Option<Session> {
+    let label = format!("{example} on {target}");
+    let python = venv_python(target);
+    if !python.exists() {
+        eprintln!(
+            "SKIPPED {label}: no toolchain venv at {} (run `aipc toolchain setup {target}`)",
+            python.display()
+        );
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = dir.path().join(example);
+    std::fs::create_dir(&project).expect("project dir");
+    copy_example(example, &project);
+    let script = data_dir()
+        .join("tests/data/scripts")
+        .join(format!("{example}.{target}.jsonl"));
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
+        .arg("--data-dir")
+        .arg(data_dir())
+        .arg("run")
+        .arg(&project)
+        .args([
+            "--batch",
+            "--no-toolchain-setup",
+            "--target",
+            target,
+            "--model",
+        ])
+        .arg(format!("scripted:{}", script.display()))
+        .output()
+        .expect("run aipc");
+    let secs = started.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    eprintln!(
+        "real-targets wall time: {label}: {secs:.1} s (exit {:?})",
+        out.status.code()
+    );
+    let session_dir = session_dir(&project, &stdout).unwrap_or_else(|| {
+        panic!("{label}: no session found\nstdout:\n{stdout}\nstderr:\n{stderr}")
+    });
+    let report_text = std::fs::read_to_string(session_dir.join("report.json"))
+        .unwrap_or_else(|e| panic!("{label}: report.json: {e}\nstderr:\n{stderr}"));
+    let report: Value = serde_json::from_str(&report_text).expect("report.json parses");
+    let events = std::fs::read_to_string(session_dir.join("events.jsonl"))
+        .expect("events.jsonl")
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    Some(Session {
+        label,
+        exit_code: out.status.code(),
+        stderr,
+        report,
+        events,
+        _dir: dir,
+    })
+}
+
+/// The session folder: the last stdout line is its report.md; else the only session there.
+fn session_dir(project: &Path, stdout: &str) -> Option<PathBuf> {
+    if let Some(dir) = stdout
+        .lines()
+        .last()
+        .filter(|l| l.ends_with("report.md"))
+        .and_then(|l| Path::new(l.trim()).parent())
+    {
+        return Some(dir.to_path_buf());
+    }
+    let sessions = project.join(".aipc/sessions");
+    std::fs::read_dir(sessions)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.join("events.jsonl").is_file())
+}
+
+// ---------------------------------------------------------------- the clean example
+
+fn clean_deploys(target: &str) {
+    let Some(session) = deploy("digits-cnn", target) else {
+        return;
+    };
+    session.assert_deployed();
+    session.assert_accurate();
+    assert!(session.evidence().is_empty(), "{:?}", session.evidence());
+    // The agent stages took one attempt; the checks-first stages made no model call.
+    for (stage, attempts) in [("export", 1), ("build", 1), ("report", 1)] {
+        assert_eq!(session.stage(stage)["attempts"], attempts, "{stage}");
+    }
+    for stage in ["env", "inspect", "run", "accuracy", "performance"] {
+        assert_eq!(session.stage(stage)["checks_first"], "passed", "{stage}");
+        assert_eq!(session.stage(stage)["model_turns"], 0, "{stage}");
+    }
+}
+
+#[test]
+fn digits_cnn_deploys_on_onnxruntime_cpu() {
+    clean_deploys(ORT);
+}
+
+#[test]
+fn digits_cnn_deploys_on_executorch_xnnpack() {
+    clean_deploys(ET);
+}
+
+// ---------------------------------------------------------------- export faults
+
+/// `example`'s export fails in attempt 1 with `signature`; attempt 2 applies `fix` and the
+/// session deploys.
+fn export_fault_is_repaired(example: &str, target: &str, signature: &str, fix: &str) {
+    let Some(session) = deploy(example, target) else {
+        return;
+    };
+    let evidence = session.evidence();
+    assert_eq!(
+        evidence,
+        vec![("export".to_string(), 1, signature.to_string())],
+        "{}",
+        session.tail()
+    );
+    session.assert_deployed();
+    session.assert_accurate();
+    let export = session.stage("export");
+    assert_eq!(export["attempts"], 2, "{}", session.tail());
+    assert_eq!(export["last_evidence"]["signature"], signature);
+    assert!(
+        session.call_succeeded(fix),
+        "{fix} did not succeed\n{}",
+        session.tail()
+    );
+}
+
+#[test]
+fn digits_branchy_data_dependent_branch_is_repaired_on_onnxruntime_cpu() {
+    export_fault_is_repaired(
+        "digits-branchy",
+        ORT,
+        "export.data_dependent_guard",
+        "fix_branch_to_where",
+    );
+}
+
+#[test]
+fn digits_branchy_data_dependent_branch_is_repaired_on_executorch_xnnpack() {
+    export_fault_is_repaired(
+        "digits-branchy",
+        ET,
+        "export.data_dependent_guard",
+        "fix_branch_to_where",
+    );
+}
+
+#[test]
+fn digits_unsupported_op_median_is_repaired_on_onnxruntime_cpu() {
+    export_fault_is_repaired(
+        "digits-unsupported-op",
+        ORT,
+        "onnx.no_function_median",
+        "fix_median_minmax",
+    );
+}
+
+#[test]
+fn digits_unsupported_op_median_is_repaired_on_executorch_xnnpack() {
+    export_fault_is_repaired(
+        "digits-unsupported-op",
+        ET,
+        "edge.non_core_median",
+        "fix_median_minmax",
+    );
+}
+
+// ---------------------------------------------------------------- a silent INT8 failure
+
+/// The INT8 model built from a calibration set with one outlier passes its cosine gate but not
+/// top-1: the accuracy stage's checks-first run fails with that evidence, and attempt 1
+/// re-quantizes with `drop_outliers`.
+fn calibration_outlier_is_repaired(target: &str) {
+    let Some(session) = deploy("digits-calib-outlier", target) else {
+        return;
+    };
+    let evidence = session.evidence();
+    assert_eq!(
+        evidence,
+        vec![(
+            "accuracy".to_string(),
+            0,
+            "quant.accuracy_collapse".to_string()
+        )],
+        "{}",
+        session.tail()
+    );
+    // quantize printed the silent-failure line the README quotes.
+    assert!(
+        session
+            .of_type("tool_output")
+            .any(|e| e["line"].as_str().is_some_and(
+                |l| l.starts_with("aipc-warning: calibration outlier: sample 17 max|x| 150")
+            )),
+        "{}",
+        session.tail()
+    );
+    session.assert_deployed();
+    session.assert_accurate();
+    let accuracy = session.stage("accuracy");
+    assert_eq!(accuracy["checks_first"], "failed", "{}", session.tail());
+    assert_eq!(accuracy["attempts"], 1, "{}", session.tail());
+    assert_eq!(
+        accuracy["last_evidence"]["signature"],
+        "quant.accuracy_collapse"
+    );
+    // The repair: quantize again without the outlier.
+    assert!(
+        session
+            .of_type("tool_call_proposed")
+            .any(|e| e["tool"] == "quantize" && e["args"]["drop_outliers"] == true),
+        "{}",
+        session.tail()
+    );
+}
+
+#[test]
+fn digits_calib_outlier_int8_collapse_is_repaired_on_onnxruntime_cpu() {
+    calibration_outlier_is_repaired(ORT);
+}
+
+#[test]
+fn digits_calib_outlier_int8_collapse_is_repaired_on_executorch_xnnpack() {
+    calibration_outlier_is_repaired(ET);
+}
