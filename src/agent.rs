@@ -27,7 +27,7 @@ impl From<crate::tools::ToolSpec> for OfferedTool {
 }
 
 /// Longest `thought` the schema allows: enough for a reason, too short for rambling.
-pub const MAX_THOUGHT_CHARS: u64 = 300;
+pub const MAX_THOUGHT_CHARS: u64 = 120;
 
 /// The schema every reply must satisfy:
 /// `{"thought": str?, "tool": <one of the offered names>, "args": <that tool's args>}`.

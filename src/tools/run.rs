@@ -25,6 +25,7 @@ pub struct RunArgs {
     /// The shell command, e.g. `python export.py --out model.onnx`.
     pub command: String,
     /// Seconds before the command is killed (default: the stage's timeout).
+    #[schemars(range(min = 1, max = 86400))]
     pub timeout_s: Option<u64>,
 }
 
