@@ -585,7 +585,7 @@ fn every_signature_a_skill_answers_exists() {
 /// Print the evidence for the fixtures whose path contains `$SHOW`:
 /// `SHOW=et_q cargo test --test classifier show -- --ignored --nocapture`.
 #[test]
-#[ignore]
+#[ignore = "debugging aid, not a test: prints the evidence of chosen fixtures and asserts nothing"]
 fn show() {
     let want = std::env::var("SHOW").unwrap_or_default();
     for case in CASES.iter().filter(|c| c.fixture.contains(&want)) {
