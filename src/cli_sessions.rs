@@ -55,6 +55,12 @@ pub struct RerunCli {
     /// first divergence) or after this stage, and leave the worktree in that state.
     #[arg(long)]
     pub until: Option<String>,
+    /// Re-run in this project folder instead of the recorded one: for a shipped recording
+    /// (`sessions/<name>`) whose project is a copy of an example. Without the recorded base
+    /// commit the re-run starts from a snapshot of this folder, whose files must be the ones the
+    /// recording started from.
+    #[arg(long, value_name = "PROJECT")]
+    pub from: Option<PathBuf>,
     /// Relative tolerance for metric values that are not timings.
     #[arg(long, default_value_t = 1e-4)]
     pub tolerance: f64,
@@ -203,6 +209,7 @@ pub async fn rerun(args: RerunCli, data_dir: Option<PathBuf>) -> i32 {
     crate::rerun::rerun(crate::rerun::RerunArgs {
         session: args.which.session,
         project: args.which.project,
+        from: args.from,
         data_dir,
         until: args.until,
         compare: CompareOptions {

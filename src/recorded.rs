@@ -69,22 +69,32 @@ pub fn project_of(recording: &Recording) -> Option<PathBuf> {
 }
 
 /// Rebuild the setup of `recording` for session id `session_id` (the recorded one to resume,
-/// a new one to re-run).
+/// a new one to re-run), in `project` when given, else in the recorded project.
 pub fn setup_for(
     recording: &Recording,
     session_id: String,
     data_dir: Option<&Path>,
+    project: Option<&Path>,
     batch: bool,
 ) -> Result<RecordedSetup, Prepare> {
     let data = datadir::locate(data_dir).map_err(|m| Prepare::new(exit::ENVIRONMENT, m))?;
-    let project = project_of(recording)
+    if let Some(p) = project.filter(|p| !p.is_dir()) {
+        return Err(Prepare::new(
+            exit::USAGE,
+            format!("{}: no such project folder", p.display()),
+        ));
+    }
+    let project = project
+        .map(Path::to_path_buf)
+        .or_else(|| project_of(recording))
         .filter(|p| p.is_dir())
         .ok_or_else(|| {
             Prepare::new(
                 exit::USAGE,
                 format!(
                     "the project of session {} is not found (recorded: {}); pass a session \
-                     folder inside its project",
+                     folder inside its project (`aipc rerun --from <project>` re-runs it in a \
+                     copy of the project)",
                     recording.session_id(),
                     recording
                         .meta()

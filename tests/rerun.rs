@@ -246,3 +246,55 @@ fn until_a_stage_or_an_event_stops_and_leaves_the_worktree() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("env, export, validate"));
 }
+
+/// A shipped recording (`sessions/<name>`: the session's files without its worktree, its project
+/// somewhere else) re-runs with `--from` a fresh copy of the example; a copy whose files differ
+/// from the recording's start is stopped at once with a `base_tree` divergence; without
+/// `--from` the missing base commit is a usage error that names the flag.
+#[test]
+fn a_shipped_session_reruns_from_a_copy_of_its_project() {
+    let project = plain_project();
+    let session = record(project.path());
+    let shipped = tempfile::tempdir().unwrap();
+    for name in ["meta.json", "events.jsonl", "report.md", "report.json"] {
+        std::fs::copy(session.join(name), shipped.path().join(name)).unwrap();
+    }
+    drop(project);
+
+    let copy = tempfile::tempdir().unwrap();
+    copy_example("tiny-mlp", copy.path());
+    let (out, value) = rerun_json(
+        &data_dir(),
+        shipped.path(),
+        &["--from", path_str(copy.path())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{value}");
+    assert!(value["divergence"].is_null(), "{value}");
+
+    let out = aipc(&data_dir())
+        .args(["rerun", "--quiet"])
+        .arg(shipped.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--from"), "{stderr}");
+
+    let changed = tempfile::tempdir().unwrap();
+    copy_example("tiny-mlp", changed.path());
+    let model = changed.path().join("model.py");
+    let text = std::fs::read_to_string(&model).unwrap();
+    std::fs::write(&model, format!("{text}\n# a local change\n")).unwrap();
+    let (out, value) = rerun_json(
+        &data_dir(),
+        shipped.path(),
+        &["--from", path_str(changed.path())],
+    );
+    assert_eq!(out.status.code(), Some(6), "{value}");
+    assert_eq!(value["divergence"]["field"], "base_tree", "{value}");
+    assert_eq!(value["divergence"]["rerun"]["seq"], 0, "{value}");
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}

@@ -38,4 +38,4 @@ mod worktree;
 
 pub use artifacts::Artifact;
 pub use error::CheckpointError;
-pub use session::{CommitInfo, RollbackInfo, SessionRepo};
+pub use session::{has_commit, CommitInfo, RollbackInfo, SessionRepo};

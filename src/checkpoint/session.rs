@@ -38,6 +38,18 @@ pub struct RollbackInfo {
     pub previous_head: String,
 }
 
+/// Whether `commit` is a commit of the repository `project`'s sessions live in (false when there
+/// is no such repository yet, or the text is not a commit id).
+pub fn has_commit(project: &Path, commit: &str) -> bool {
+    let Ok(project) = canonical(project) else {
+        return false;
+    };
+    let Ok(host) = locate(&project, false) else {
+        return false;
+    };
+    Oid::from_str(commit).is_ok_and(|oid| host.repo.find_commit(oid).is_ok())
+}
+
 /// A session's branch `aipc/<id>` and its worktree. Holds no open repository, so it is cheap to
 /// clone and can be shared between threads; every method opens the worktree afresh.
 #[derive(Debug, Clone)]
@@ -163,6 +175,26 @@ impl SessionRepo {
     /// The commit the session started from.
     pub fn base_commit(&self) -> String {
         self.base.clone()
+    }
+
+    /// The tree of the project at the base commit (the project's subtree when it is a folder
+    /// inside a larger repository). Content-addressed, so two snapshots of the same files have
+    /// the same tree even in different repositories: `aipc rerun --from` uses it to check that a
+    /// project copy is where a shipped recording started.
+    pub fn base_tree(&self) -> Result<String, CheckpointError> {
+        let repo = self.repo()?;
+        let oid = Oid::from_str(&self.base).git_ctx(|| format!("parse the base {}", self.base))?;
+        let tree = repo
+            .find_commit(oid)
+            .and_then(|c| c.tree())
+            .git_ctx(|| format!("read the tree of the base commit {oid}"))?;
+        if self.subpath.as_os_str().is_empty() {
+            return Ok(tree.id().to_string());
+        }
+        let entry = tree
+            .get_path(&self.subpath)
+            .git_ctx(|| format!("find {} in the base commit", self.subpath.display()))?;
+        Ok(entry.id().to_string())
     }
 
     /// The commit the worktree's HEAD is at.

@@ -226,6 +226,11 @@ impl Engine {
             contract: contract_json,
             extra: [
                 ("base_commit".to_string(), repo.base_commit()),
+                (
+                    "base_tree".to_string(),
+                    repo.base_tree()
+                        .map_err(|e| StartError::Environment(format!("git: {e}")))?,
+                ),
                 ("branch".to_string(), repo.branch()),
                 ("libgit2".to_string(), libgit2_version()),
                 (

@@ -75,9 +75,10 @@ pub enum Until {
 pub(super) enum Origin {
     /// A new session from a snapshot of the user's tree.
     New,
-    /// A new session at an existing commit, with extra facts for `meta.json`.
+    /// A new session at an existing commit (`None`: a snapshot of the project, as for
+    /// [`Origin::New`]), with extra facts for `meta.json`.
     At {
-        base: String,
+        base: Option<String>,
         extra: BTreeMap<String, String>,
     },
     /// A recorded session, continued.
@@ -102,13 +103,13 @@ pub(super) struct Reset {
 
 impl Engine {
     /// A new session like [`Engine::start`], but its branch starts at `base` (a commit of the
-    /// project's repository) instead of a snapshot of the working tree. `extra` goes into
-    /// `meta.json` (e.g. which session this re-runs).
+    /// project's repository; `None`: a snapshot of the working tree, as `start` takes).
+    /// `extra` goes into `meta.json` (e.g. which session this re-runs).
     pub fn start_at(
         setup: EngineSetup,
         model: Box<dyn ModelBackend>,
         commands: mpsc::UnboundedReceiver<Command>,
-        base: &str,
+        base: Option<&str>,
         extra: BTreeMap<String, String>,
     ) -> Result<Engine, StartError> {
         Self::open_session(
@@ -116,7 +117,7 @@ impl Engine {
             model,
             commands,
             Origin::At {
-                base: base.to_string(),
+                base: base.map(str::to_string),
                 extra,
             },
         )
@@ -181,8 +182,11 @@ pub(super) fn open_log_and_repo(
         }
         Origin::At { base, .. } => {
             let log = create_log()?;
-            let repo = SessionRepo::create_at(project, id, &paths.worktree, globs, base)
-                .map_err(|e| env_error("git")(e.to_string()))?;
+            let repo = match base {
+                Some(base) => SessionRepo::create_at(project, id, &paths.worktree, globs, base),
+                None => SessionRepo::create(project, id, &paths.worktree, globs),
+            }
+            .map_err(|e| env_error("git")(e.to_string()))?;
             Ok((log, repo, None))
         }
         Origin::Resume(point) => {

@@ -22,17 +22,22 @@ use crate::engine::{exit, Engine};
 use crate::model::replay::ReplayBackend;
 use crate::protocol::Event;
 use crate::recorded::{self, Drive, Prepare};
+use crate::session::read_meta;
 use crate::session::{new_session_id, resolve_session, Recording, SessionPaths};
-use compare::{comparable, describe, first_divergence, CompareOptions, Divergence};
+use compare::{comparable, describe, first_divergence, CompareOptions, Divergence, Side};
 use normalize::Normalizer;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What `aipc rerun` was asked.
 pub struct RerunArgs {
     pub session: String,
     pub project: PathBuf,
+    /// Re-run in this project folder instead of the recorded one (a shipped recording whose
+    /// project is a copy elsewhere). When its repository lacks the recorded base commit, the
+    /// re-run starts from a snapshot of it, which must have the recorded base tree.
+    pub from: Option<PathBuf>,
     pub data_dir: Option<PathBuf>,
     /// Stop after this seq (a number) or stage (a name).
     pub until: Option<String>,
@@ -108,7 +113,13 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
     };
     let old_id = recording.session_id();
     let new_id = new_session_id();
-    let prepared = recorded::setup_for(&recording, new_id.clone(), args.data_dir.as_deref(), true)?;
+    let prepared = recorded::setup_for(
+        &recording,
+        new_id.clone(),
+        args.data_dir.as_deref(),
+        args.from.as_deref(),
+        true,
+    )?;
     let until = match &args.until {
         None => None,
         Some(text) => Some(parse_until(text, &prepared.setup.contract.stages)?),
@@ -116,9 +127,31 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
     let model = Box::new(ReplayBackend::from_recording(&recording));
     let (commands, rx) = recorded::command_channel();
     let extra = BTreeMap::from([("rerun_of".to_string(), old_id.clone())]);
-    let engine = Engine::start_at(prepared.setup, model, rx, &base_commit, extra)
+    let base = if crate::checkpoint::has_commit(&prepared.project, &base_commit) {
+        Some(base_commit.as_str())
+    } else if args.from.is_some() {
+        None
+    } else {
+        return Err(Prepare::new(
+            exit::USAGE,
+            format!(
+                "the base commit {base_commit} of session {old_id} is not in the repository of \
+                 {}; pass `--from <project>` with a copy of the project as the session started",
+                prepared.project.display()
+            ),
+        ));
+    };
+    let engine = Engine::start_at(prepared.setup, model, rx, base, extra)
         .map_err(|e| Prepare::new(e.exit_code(), e.to_string()))?;
-    if let Some(until) = &until {
+    let base_divergence = if base.is_none() {
+        base_tree_divergence(&recording, engine.session_dir())
+    } else {
+        None
+    };
+    if base_divergence.is_some() {
+        // A different starting tree makes everything after it meaningless: stop at once.
+        engine.stop_after(Until::Seq(0));
+    } else if let Some(until) = &until {
         engine.stop_after(until.clone());
     }
     let worktree = engine.worktree().to_path_buf();
@@ -154,7 +187,8 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
     let rerun_items = comparable(rerun.effective(), &normalizer, &args.compare);
     let stopped_after = until.as_ref().and_then(|u| tripped_at(&rerun, u));
     let limit = stopped_after.map(|seq| rerun_items.iter().filter(|i| i.seq <= seq).count());
-    let divergence = first_divergence(&recorded_items, &rerun_items, limit, &args.compare);
+    let divergence = base_divergence
+        .or_else(|| first_divergence(&recorded_items, &rerun_items, limit, &args.compare));
     Ok(RerunResult {
         recorded_session: old_id,
         rerun_session: new_id,
@@ -164,6 +198,39 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
         compared: limit.unwrap_or(rerun_items.len()),
         recorded_human_actions: recording.index().human_actions.len(),
         divergence,
+    })
+}
+
+/// When the re-run started from a fresh snapshot: the divergence if its tree is not the
+/// recording's base tree (or the recording does not say what that was).
+fn base_tree_divergence(recording: &Recording, rerun_dir: &Path) -> Option<Divergence> {
+    let recorded = recording
+        .meta()
+        .and_then(|m| m.extra.get("base_tree").cloned());
+    let rerun = read_meta(&SessionPaths::from_dir(rerun_dir).meta)
+        .ok()
+        .and_then(|m| m.extra.get("base_tree").cloned());
+    if recorded.is_some() && recorded == rerun {
+        return None;
+    }
+    let side = |tree: Option<String>, info: &str| Side {
+        seq: 0,
+        kind: "session_started".to_string(),
+        context: "start".to_string(),
+        subject: "the project's files".to_string(),
+        value: tree.unwrap_or_else(|| "(not recorded)".to_string()),
+        info: Some(info.to_string()),
+    };
+    Some(Divergence {
+        field: "base_tree".to_string(),
+        recorded: Some(side(recorded, "the tree the recorded session started from")),
+        rerun: Some(side(
+            rerun,
+            "a snapshot of the --from project; its files differ from the recording's start, \
+             so the re-run was stopped (refresh the recording, see sessions/README.md)",
+        )),
+        text_diff: None,
+        agreed: 0,
     })
 }
 

@@ -85,8 +85,13 @@ async fn prepare_and_run(args: ResumeArgs) -> Result<i32, Prepare> {
             replies_kept,
         } => (point, replies_kept),
     };
-    let prepared =
-        recorded::setup_for(&recording, id.clone(), args.data_dir.as_deref(), args.batch)?;
+    let prepared = recorded::setup_for(
+        &recording,
+        id.clone(),
+        args.data_dir.as_deref(),
+        None,
+        args.batch,
+    )?;
     let model = open_model(&recording, &args, &prepared.data_dir, replies_kept)?;
     let killed = leftovers::stop(&paths.dir, LEFTOVER_GRACE);
     if !killed.is_empty() {
