@@ -176,6 +176,47 @@ def runner_gates_like_the_engine():
     assert r.last_json('x\n{"a": 1}\nnoise\n') == {"a": 1}
 
 
+@check
+def onnx_export_is_the_same_wherever_it_is_built():
+    """The ONNX export script's artifact depends only on the project: two worktrees at different
+    paths give the same bytes (the exporter's stack-trace metadata is made relative), and the
+    file:line of each node is kept."""
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        print("skip onnx_export_is_the_same_wherever_it_is_built: no onnx in this python")
+        return
+    model = """
+        import torch
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 3)
+            def forward(self, x):
+                return torch.relu(self.fc(x))
+        def load_model():
+            torch.manual_seed(0)
+            return M().eval()
+        def example_inputs():
+            return (torch.ones(1, 4),)
+        """
+    toml = '[project]\nmodel = "model:load_model"\nexample_inputs = "model:example_inputs"\nopset = 18\n'
+    built = []
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory(suffix="-a-longer-path") as b:
+        for d in (a, b):
+            Path(d, "model.py").write_text(textwrap.dedent(model))
+            Path(d, "aipc.toml").write_text(toml)
+            env = dict(os.environ, PYTHONPATH=str(ROOT / "toolbox" / "lib") + os.pathsep + str(ORT))
+            p = subprocess.run([sys.executable, str(ORT / "export.py"), "--args-json", "{}"], cwd=d, env=env,
+                               capture_output=True, text=True)
+            assert p.returncode == 0, p.stdout + p.stderr
+            files = sorted(Path(d, "build").glob("model.onnx*"))
+            built.append({f.name: f.read_bytes() for f in files})
+        assert built[0] == built[1], "the artifact differs between two build paths"
+        onnx_bytes = built[0]["model.onnx"]
+        assert b"model.py" in onnx_bytes and a.encode() not in onnx_bytes and b.encode() not in onnx_bytes
+
+
 def main():
     failed = 0
     for fn in CHECKS:

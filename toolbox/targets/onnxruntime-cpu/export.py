@@ -27,7 +27,7 @@ def body(a):
     import onnx
     import torch
 
-    from ortcommon import artifact_bytes, check_external, default_opset
+    from ortcommon import artifact_bytes, check_external, default_opset, relative_source_paths
 
     opset = a["opset"] or p["opset"]
     dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
@@ -52,6 +52,7 @@ def body(a):
         output_names=out_names, dynamic_shapes=dyn, external_data=a["external_data"],
     )
     export_s = time.monotonic() - t0
+    relative_source_paths(out)
     m = onnx.load(out, load_external_data=False)
     onnx.checker.check_model(out)
     written = default_opset(m)

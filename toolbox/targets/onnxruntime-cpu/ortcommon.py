@@ -52,6 +52,45 @@ def artifact_bytes(model_path):
     return total
 
 
+def relative_source_paths(model_path):
+    """Rewrite the source locations the exporter stores on each node (the
+    `pkg.torch.onnx.stack_trace` metadata: absolute paths of the worktree and of the venv) as
+    paths relative to the project and to `<venv>`, and save the model again. The artifact then
+    depends only on the project, not on where it was built: the same project gives the same bytes
+    in any worktree (a re-run, a colleague's machine) while keeping the file:line of every node."""
+    import sys
+
+    import onnx
+
+    prefixes = [(os.getcwd().rstrip(os.sep) + os.sep, ""), (sys.prefix.rstrip(os.sep), "<venv>")]
+
+    def clean(text):
+        for prefix, replacement in prefixes:
+            text = text.replace(prefix, replacement)
+        return text
+
+    def walk(graph):
+        changed = 0
+        for node in graph.node:
+            for prop in node.metadata_props:
+                new = clean(prop.value)
+                if new != prop.value:
+                    prop.value = new
+                    changed += 1
+            if node.doc_string:
+                node.doc_string = clean(node.doc_string)
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    changed += walk(attr.g)
+                for g in attr.graphs:
+                    changed += walk(g)
+        return changed
+
+    model = onnx.load(model_path, load_external_data=False)
+    if walk(model.graph):
+        onnx.save_model(model, model_path)
+
+
 def default_opset(model):
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx"):
