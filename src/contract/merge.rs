@@ -173,6 +173,9 @@ fn patch(w: &mut Work, ps: &LayerStage, file: &str) {
     }
     s.agent = ps.agent.or(s.agent);
     s.checks_first = ps.checks_first.or(s.checks_first);
+    if ps.main_tool.is_some() {
+        s.main_tool.clone_from(&ps.main_tool);
+    }
     s.attempts = ps.attempts.or(s.attempts);
     s.turns_per_attempt = ps.turns_per_attempt.or(s.turns_per_attempt);
     s.run_timeout_s = ps.run_timeout_s.or(s.run_timeout_s);
@@ -231,6 +234,15 @@ fn resolve_stage(
     let run_timeout_s = s.run_timeout_s.unwrap_or(run_timeout);
     let mut tools = defaults_tools.clone();
     tools.extend(s.tools);
+    if let Some(main) = &s.main_tool {
+        if tools.get(main).is_none_or(|p| *p == Policy::Deny) {
+            return Err(err(&format!(
+                "`main_tool = \"{main}\"` is not a tool this stage allows"
+            ))
+            .with_key("main_tool")
+            .with_hint("name a tool of [stage.tools], or remove `main_tool`"));
+        }
+    }
     Ok(StageSpec {
         checks: s
             .checks
@@ -241,6 +253,7 @@ fn resolve_stage(
         goal,
         agent,
         checks_first,
+        main_tool: s.main_tool,
         skills: s.skills.unwrap_or_default(),
         tools,
         attempts: s.attempts.unwrap_or(attempts),

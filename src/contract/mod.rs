@@ -25,6 +25,7 @@
 //! skills = ["export-data-dependent-control-flow"]
 //! agent = true                            # false: checks only
 //! checks_first = true                     # run the checks before any model turn
+//! main_tool = "export"                    # the tool whose output the checks test
 //! attempts = 4
 //! turns_per_attempt = 8
 //! run_timeout_s = 300
@@ -114,6 +115,11 @@ pub struct StageSpec {
     /// call; when they fail, attempt 1 starts as a repair attempt with their evidence.
     #[serde(default)]
     pub checks_first: bool,
+    /// The tool whose output the checks test (e.g. `export`): once it succeeds only
+    /// `finish_stage` is offered, and a successful codemod's observation names it
+    /// ([`crate::engine::narrowing`]).
+    #[serde(default)]
+    pub main_tool: Option<String>,
     pub skills: Vec<String>,
     /// Tool -> policy, `[defaults.tools]` merged with the stage's `tools`.
     pub tools: BTreeMap<String, Policy>,
@@ -132,6 +138,7 @@ impl Default for StageSpec {
             goal: String::new(),
             agent: true,
             checks_first: false,
+            main_tool: None,
             skills: Vec::new(),
             tools: BTreeMap::new(),
             checks: Vec::new(),

@@ -14,6 +14,7 @@ pub mod bus;
 pub mod checks;
 pub mod control;
 pub mod exit;
+pub mod narrowing;
 pub mod resume;
 
 use crate::agent::{self, Conversation, OfferedTool, ToolCall};
@@ -175,6 +176,8 @@ pub struct Engine {
     last_call: Option<String>,
     /// How many times in a row the last call was repeated with the same result.
     repeated_calls: u32,
+    /// Which tools the next turn of this attempt offers ([`narrowing`]).
+    narrowing: narrowing::Narrowing,
     /// The last failed toolbox call of the current attempt (tool name and its failure), until
     /// the same tool succeeds: when the checks then fail with nothing the signature table
     /// knows (`build/model.onnx does not exist` after `export` raised), that call's classified
@@ -281,6 +284,7 @@ impl Engine {
             continuation: None,
             last_call: None,
             repeated_calls: 0,
+            narrowing: narrowing::Narrowing::default(),
             tool_failure: None,
         };
         resume::restore(engine, origin, reset)
@@ -722,9 +726,8 @@ impl Engine {
         // Each attempt opens a fresh conversation: repeats count within it only.
         self.last_call = None;
         self.repeated_calls = 0;
+        self.narrowing = narrowing::Narrowing::new(stage.main_tool.as_deref());
         let offered = self.offered_tools(stage);
-        let names: Vec<String> = offered.iter().map(|t| t.name.clone()).collect();
-        let call_schema = agent::call_schema(&offered);
         let mut conversation =
             self.open_conversation(index, stage, &offered, attempt, max_attempts, evidence)?;
         let mut sent = 0;
@@ -736,6 +739,10 @@ impl Engine {
             self.check_global_budgets()?;
             let request_id = self.next_request;
             self.next_request += 1;
+            // The constraint offers this turn's choices; the prompt still lists the stage's.
+            let offered_now = self.narrowing.offered(&offered);
+            let names: Vec<String> = offered_now.iter().map(|t| t.name.clone()).collect();
+            let call_schema = agent::call_schema(&offered_now);
             self.bus.emit(Event::ModelRequest {
                 request_id,
                 stage: stage.name.clone(),
@@ -749,7 +756,7 @@ impl Engine {
             sent = conversation.messages.len();
             let request = ModelRequest {
                 messages: conversation.messages.clone(),
-                call_schema: call_schema.clone(),
+                call_schema,
                 max_tokens: self.setup.options.max_reply_tokens,
             };
             let bus = Arc::clone(&self.bus);
@@ -1044,6 +1051,14 @@ impl Engine {
         let repeated = self.last_call.as_deref() == Some(call_key.as_str());
         self.repeated_calls = if repeated { self.repeated_calls + 1 } else { 0 };
         self.last_call = Some(call_key);
+        let args_text = args.to_string();
+        let next_step = self.narrowing.after_call(&narrowing::CallOutcome {
+            tool: &call.tool,
+            args: &args_text,
+            ok: result.ok,
+            observed: &observed,
+            changed_files: !result.diffs.is_empty(),
+        });
         let observation = self
             .setup
             .prompts
@@ -1052,7 +1067,7 @@ impl Engine {
                 minijinja::context! {
                     tool => call.tool, ok => result.ok, exit_code => result.exit_code,
                     observation => result.observation, toolbox => ran_toolbox_tool,
-                    repeated => repeated,
+                    repeated => repeated, next_step => next_step,
                 },
             )
             .map_err(|e| Stop::Engine(e.to_string()))?;
