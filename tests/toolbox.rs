@@ -459,7 +459,7 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
     .unwrap();
     std::fs::write(
         target.join("toolbox.toml"),
-        "[[tool]]\nname = \"slow\"\nscript = \"slow.py\"\ndescription = \"Never ends.\"\ntimeout_s = 1\n",
+        "[[tool]]\nname = \"slow\"\nscript = \"slow.py\"\ndescription = \"Never ends.\"\ntimeout_s = 3\n",
     )
     .unwrap();
     let toolbox = aipc::toolbox::Toolbox::load(&target).unwrap();
@@ -488,12 +488,13 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
         &classify,
     )
     .await;
-    assert!(started.elapsed() < Duration::from_secs(10));
+    // 3 s, not 1: on a loaded machine python may not reach its first print within 1 s.
+    assert!(started.elapsed() < Duration::from_secs(15));
     assert!(!result.ok);
     assert!(
         result
             .observation
-            .starts_with("timed out after 1 s; the script and its children were killed"),
+            .starts_with("timed out after 3 s; the script and its children were killed"),
         "{}",
         result.observation
     );

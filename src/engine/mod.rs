@@ -1058,6 +1058,7 @@ impl Engine {
             ok: result.ok,
             observed: &observed,
             changed_files: !result.diffs.is_empty(),
+            toolbox: ran_toolbox_tool,
         });
         let observation = self
             .setup

@@ -14,7 +14,8 @@
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
 //!   is withdrawn until some call succeeds.
 //!
-//! Each attempt starts with every tool offered again. Nothing here knows what a task's answer is:
+//! Only toolbox tools are withdrawn: a built-in tool (`run`, `read_file`, …) does something else
+//! with other arguments. Each attempt starts with every tool offered again. Nothing here knows what a task's answer is:
 //! the rules only use the stage's contract and the outcomes of the calls.
 
 use crate::agent::OfferedTool;
@@ -32,6 +33,9 @@ pub struct CallOutcome<'a> {
     /// The observation with its digits removed (timings differ between identical calls).
     pub observed: &'a str,
     pub changed_files: bool,
+    /// A toolbox tool (a script with a fixed purpose). Built-in tools (`run`, `read_file`, …)
+    /// do something else with other arguments, so they are never withdrawn.
+    pub toolbox: bool,
 }
 
 /// The narrowing state of one attempt.
@@ -57,7 +61,7 @@ impl Narrowing {
 
     /// Record a call; returns the next-step sentence for its observation, if any.
     pub fn after_call(&mut self, call: &CallOutcome<'_>) -> Option<String> {
-        if call.tool == FINISH {
+        if call.tool == FINISH || !call.toolbox {
             return None;
         }
         if call.ok {
@@ -126,6 +130,7 @@ mod tests {
             ok,
             observed,
             changed_files: changed,
+            toolbox: true,
         }
     }
 
@@ -161,6 +166,18 @@ mod tests {
         assert!(!n.offers("export"));
         n.after_call(&call("fix_median_minmax", true, "diff", true));
         assert!(n.offers("export"), "the inputs changed: export is back");
+    }
+
+    #[test]
+    fn built_in_tools_are_never_withdrawn() {
+        let mut n = Narrowing::new(Some("export"));
+        let mut run = call("run", true, "ok", true);
+        run.toolbox = false;
+        assert_eq!(n.after_call(&run), None);
+        run.ok = false;
+        n.after_call(&run);
+        n.after_call(&run);
+        assert!(n.offers("run"));
     }
 
     #[test]
