@@ -20,6 +20,7 @@ pub mod keys;
 pub mod live;
 pub mod logbuf;
 pub mod prompt;
+pub mod shared;
 pub mod source;
 pub mod state;
 pub mod takeover;
