@@ -1,6 +1,6 @@
 //! The diff pane: every file change as a coloured unified diff with word-level highlights, one
-//! change at a time (`[` / `]`), or (`c`) the whole stage against the checkpoint it started
-//! from, computed from the session's git commits.
+//! change at a time (`[` / `]`, or `{` / `}`), or (`c` or `d`) the whole stage against the
+//! checkpoint it started from, computed from the session's git commits.
 
 use crate::tui::app::App;
 use crate::tui::diffview;
