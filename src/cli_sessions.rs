@@ -161,7 +161,7 @@ pub struct BenchReplayArgs {
     /// Events in the synthetic session.
     #[arg(long, default_value_t = 100_000)]
     pub events: usize,
-    /// Random seeks to time.
+    /// Random seeks to time (through the replay controller: at most 1,000).
     #[arg(long, default_value_t = 10_000)]
     pub seeks: usize,
     /// Keep the synthetic session in this folder (default: a temporary folder, removed).
@@ -354,6 +354,9 @@ fn list(project: &Path) -> i32 {
     }
 }
 
+/// Seeks (and steps back) timed through the replay controller at most.
+const CONTROLLER_SEEKS: usize = 1_000;
+
 /// `aipc bench replay`.
 pub fn bench_replay_command(args: BenchReplayArgs) -> i32 {
     let (dir, temporary) = match &args.keep {
@@ -372,10 +375,11 @@ pub fn bench_replay_command(args: BenchReplayArgs) -> i32 {
         dir.display()
     );
     // The session's figures, then seeking through the replay controller (the TUI's state
-    // rebuilt at every target).
+    // rebuilt at every target: milliseconds each, so at most CONTROLLER_SEEKS of them).
     let result = bench_replay(&dir, args.events, args.seeks).and_then(|bench| {
         let recording = Recording::open(&session::SessionPaths::from_dir(&dir))?;
-        Ok((bench, bench_seeks(recording, args.seeks)))
+        let seeks = args.seeks.min(CONTROLLER_SEEKS);
+        Ok((bench, bench_seeks(recording, seeks)))
     });
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);
