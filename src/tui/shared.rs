@@ -123,18 +123,6 @@ impl<T: Clone> SharedVec<T> {
     }
 }
 
-impl<T: Clone> std::ops::Index<usize> for SharedVec<T> {
-    type Output = T;
-
-    /// Panics when out of range, like a `Vec` (callers index only what they pushed).
-    fn index(&self, index: usize) -> &T {
-        match self.get(index) {
-            Some(value) => value,
-            None => panic!("SharedVec index {index} out of range (len {})", self.len),
-        }
-    }
-}
-
 impl<T: Clone + PartialEq> PartialEq for SharedVec<T> {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len && self.iter().eq(other.iter())
@@ -165,14 +153,14 @@ mod tests {
     fn behaves_like_a_deque_and_clones_share_until_written() {
         let mut v: SharedVec<usize> = (0..1000).collect();
         assert_eq!(v.len(), 1000);
-        assert_eq!(v[999], 999);
+        assert_eq!(v.get(999), Some(&999));
         assert_eq!(v.iter().next_back(), Some(&999));
         let snapshot = v.clone();
         *v.get_mut(10).unwrap() = 7;
         v.push(1000);
-        assert_eq!(snapshot[10], 10, "the clone keeps its values");
+        assert_eq!(snapshot.get(10), Some(&10), "the clone keeps its values");
         assert_eq!(snapshot.len(), 1000);
-        assert_eq!(v[10], 7);
+        assert_eq!(v.get(10), Some(&7));
         // Only the written chunks were copied.
         assert!(Arc::ptr_eq(&v.chunks[1], &snapshot.chunks[1]));
         assert!(!Arc::ptr_eq(&v.chunks[0], &snapshot.chunks[0]));
@@ -180,7 +168,7 @@ mod tests {
             v.pop_front();
         }
         assert_eq!(v.len(), 701);
-        assert_eq!(v[0], 300);
+        assert_eq!(v.get(0), Some(&300));
         assert_eq!(v.iter().next(), Some(&300));
         assert_eq!(v.iter().count(), 701);
         assert_eq!(v.back(), Some(&1000));
@@ -193,7 +181,7 @@ mod tests {
         small.pop_front();
         assert!(small.is_empty());
         small.push(2);
-        assert_eq!(small[0], 2);
+        assert_eq!(small.get(0), Some(&2));
         assert_eq!(small, [2u8].into_iter().collect());
     }
 }
