@@ -78,7 +78,8 @@ enum Commands {
     },
     /// Recorded sessions: list (default), show, export, gc.
     Sessions(crate::cli_sessions::SessionsArgs),
-    /// Print a recorded session as a Markdown transcript.
+    /// Play a recorded session in the TUI (speed, pause, steps, jumps to stages and failures);
+    /// with --batch or when stdout is not a terminal, print it as a Markdown transcript.
     Replay(crate::cli_sessions::ReplayArgs),
     /// Re-execute a recorded session with its recorded model outputs; report the first
     /// divergence (exit 6) or none (exit 0).

@@ -1,4 +1,5 @@
-//! The command line of recorded sessions: `aipc replay`, `aipc rerun`, `aipc resume`,
+//! The command line of recorded sessions: `aipc replay` (the TUI, or the transcript),
+//! `aipc rerun`, `aipc resume`,
 //! `aipc sessions [list|show|export|gc]` and `aipc bench replay` — their arguments (clap) and
 //! what each prints and exits with. `cli.rs` only routes to them.
 //!
@@ -15,6 +16,8 @@ use crate::session::gc::{format_gc_report, gc, GcPolicy};
 use crate::session::show::render_summary;
 use crate::session::synth::bench_replay;
 use crate::session::{self, render_markdown, resolve_session, Recording, TranscriptOptions};
+use crate::tui::replay::{bench_seeks, Speed};
+use crate::tui::replay_run::{run_replay, ReplayOptions};
 use clap::{Args, Subcommand};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -35,9 +38,17 @@ pub struct SessionRef {
 pub struct ReplayArgs {
     #[command(flatten)]
     pub which: SessionRef,
-    /// Print the Markdown transcript (also what replay prints until the interactive views land).
+    /// Print the Markdown transcript instead of playing the session in the TUI (also what
+    /// replay does when stdout is not a terminal).
     #[arg(long)]
     pub batch: bool,
+    /// Playback speed: 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64 (times the recorded pace) or
+    /// `instant`.
+    #[arg(long, default_value = "1", value_parser = Speed::parse)]
+    pub speed: Speed,
+    /// Open the replay paused at the start.
+    #[arg(long)]
+    pub paused: bool,
     /// Also show the messages each model request added (prompts, notes), bounded.
     #[arg(long)]
     pub prompts: bool,
@@ -156,7 +167,7 @@ pub struct BenchReplayArgs {
     /// Events in the synthetic session.
     #[arg(long, default_value_t = 100_000)]
     pub events: usize,
-    /// Random seeks to time.
+    /// Random seeks to time (through the replay controller: at most 1,000).
     #[arg(long, default_value_t = 10_000)]
     pub seeks: usize,
     /// Keep the synthetic session in this folder (default: a temporary folder, removed).
@@ -190,12 +201,27 @@ fn write_stdout(text: &str) -> i32 {
     }
 }
 
-/// `aipc replay`: the transcript (the interactive views come with the TUI).
+/// `aipc replay`: the session in the TUI when stdout is a terminal, else (or with `--batch`)
+/// the Markdown transcript. A session that cannot be read is an error before the terminal is
+/// touched.
 pub fn replay(args: ReplayArgs) -> i32 {
     let recording = match open(&args.which) {
         Ok(r) => r,
         Err(e) => return usage_error(e),
     };
+    if !args.batch && std::io::stdout().is_terminal() {
+        let options = ReplayOptions {
+            speed: args.speed,
+            paused: args.paused,
+        };
+        return match run_replay(recording, options) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                exit::ENVIRONMENT
+            }
+        };
+    }
     let options = TranscriptOptions {
         prompts: args.prompts,
         observation_lines: args.observation_lines,
@@ -335,6 +361,9 @@ fn list(project: &Path) -> i32 {
     }
 }
 
+/// Seeks (and steps back) timed through the replay controller at most.
+const CONTROLLER_SEEKS: usize = 1_000;
+
 /// `aipc bench replay`.
 pub fn bench_replay_command(args: BenchReplayArgs) -> i32 {
     let (dir, temporary) = match &args.keep {
@@ -352,22 +381,29 @@ pub fn bench_replay_command(args: BenchReplayArgs) -> i32 {
         args.events,
         dir.display()
     );
-    let result = bench_replay(&dir, args.events, args.seeks);
+    // The session's figures, then seeking through the replay controller (the TUI's state
+    // rebuilt at every target: milliseconds each, so at most CONTROLLER_SEEKS of them).
+    let result = bench_replay(&dir, args.events, args.seeks).and_then(|bench| {
+        let recording = Recording::open(&session::SessionPaths::from_dir(&dir))?;
+        let seeks = args.seeks.min(CONTROLLER_SEEKS);
+        Ok((bench, bench_seeks(recording, seeks)))
+    });
     if temporary {
         let _ = std::fs::remove_dir_all(&dir);
     }
     match result {
-        Ok(bench) => {
+        Ok((bench, controller)) => {
             if args.json {
-                match serde_json::to_string(&bench) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return exit::ENVIRONMENT;
-                    }
+                let mut value = serde_json::to_value(&bench).unwrap_or_default();
+                if let Some(object) = value.as_object_mut() {
+                    object.insert(
+                        "controller".to_string(),
+                        serde_json::to_value(&controller).unwrap_or_default(),
+                    );
                 }
+                println!("{value}");
             } else {
-                print!("{}", bench.to_text());
+                print!("{}{}", bench.to_text(), controller.to_text());
             }
             0
         }

@@ -88,13 +88,34 @@ fn replay_prints_the_transcript_and_show_and_export_agree() {
     // Every entry leads back to its line in the log.
     assert!(md.contains("`[0]`") || md.contains("`[1]`"));
 
-    // Without --batch (no TUI yet) the same transcript; `last` names the newest session.
+    // Without --batch but into a pipe (not a terminal) the same transcript; `last` names the
+    // newest session.
     let plain = aipc()
         .args(["replay", "last", "--project"])
         .arg(project.path())
         .output()
         .unwrap();
     assert_eq!(text(&plain).0, md);
+    // The TUI's flags change nothing for a pipe; a speed not offered is a usage error.
+    let flagged = aipc()
+        .args(["replay", "last", "--speed", "16", "--paused", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(text(&flagged).0, md);
+    let bad = aipc()
+        .args(["replay", "last", "--speed", "3", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad)
+            .1
+            .contains("one of 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, instant"),
+        "{}",
+        text(&bad).1
+    );
 
     let out = aipc()
         .args(["sessions", "show", "last", "--project"])
@@ -307,4 +328,5 @@ fn bench_replay_reports_figures_against_the_targets() {
     assert!(stdout.contains("replay benchmark: 3000 events"), "{stdout}");
     assert!(stdout.contains("target <= 1000 ms"), "{stdout}");
     assert!(stdout.contains("target <= 100 ms"), "{stdout}");
+    assert!(stdout.contains("controller seek (200 random"), "{stdout}");
 }

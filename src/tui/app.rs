@@ -1,14 +1,18 @@
 //! [`App`]: the UI's own state — which pane has focus, scroll positions, the open overlay, the
 //! takeover in progress — and the translation of keys and mouse into [`Command`]s for the
 //! engine. No terminal and no engine logic: the runner feeds it input and events, takes the
-//! commands it queued, and draws. With `read_only` (replay) no command is ever queued.
+//! commands it queued, and draws. With `read_only` (replay) no command is ever queued; in a
+//! replay ([`App::for_replay`]) the replay keys queue [`ReplayCommand`]s for the controller
+//! instead, and [`App::replay`] is what the timeline bar shows.
 
 use super::keys::{self, Action, Context};
 use super::prompt::{Edit, Input, InputPurpose, Pick, PickItem, Picker, PickerPurpose};
+use super::replay::ReplayCommand;
 use super::state::TuiState;
 use super::takeover::{self, Program};
 use super::views::diff::{self, DiffKey};
 use super::views::layout::{Areas, Pane};
+use super::views::timeline::Timeline;
 use crate::protocol::{Command, FileDiff};
 use crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::text::Line;
@@ -80,6 +84,9 @@ pub struct App {
     /// The diff pane's rendered content (rendering a big diff every frame would be slow).
     pub diff_cache: Option<(DiffKey, String, Vec<Line<'static>>)>,
     outbox: Vec<Command>,
+    /// A replay: where it is (the timeline bar). `None` in a live session.
+    pub replay: Option<Timeline>,
+    replay_outbox: Vec<ReplayCommand>,
 }
 
 impl App {
@@ -108,7 +115,21 @@ impl App {
             stage_diff_cache: HashMap::new(),
             diff_cache: None,
             outbox: Vec::new(),
+            replay: None,
+            replay_outbox: Vec::new(),
         }
+    }
+
+    /// The app of a replay: read-only, with the replay keys and the timeline bar.
+    pub fn for_replay(timeline: Timeline) -> Self {
+        let mut app = App::new(true);
+        app.replay = Some(timeline);
+        app
+    }
+
+    /// The replay commands queued since the last call.
+    pub fn take_replay_commands(&mut self) -> Vec<ReplayCommand> {
+        std::mem::take(&mut self.replay_outbox)
     }
 
     /// Where stage diffs come from (git in a live session).
@@ -159,6 +180,9 @@ impl App {
     /// Which key contexts apply now, most specific first.
     pub fn contexts(&self, state: &TuiState) -> Vec<Context> {
         let mut contexts = Vec::new();
+        if self.replay.is_some() {
+            contexts.push(Context::Replay);
+        }
         if state.approval.is_some() && !self.read_only {
             contexts.push(Context::Approval);
         }
@@ -302,6 +326,11 @@ impl App {
                 self.diff.stage_mode = !self.diff.stage_mode;
                 self.diff.scroll = 0;
                 self.focus = Pane::Diff;
+            }
+            Action::Replay(command) => {
+                if self.replay.is_some() {
+                    self.replay_outbox.push(command);
+                }
             }
         }
     }

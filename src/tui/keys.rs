@@ -2,11 +2,13 @@
 //! and the `?` help overlay and the status bar's key hints are generated from the same table,
 //! so what is shown is what is handled.
 //!
-//! Contexts are tried in order (an approval prompt, then an escalation, then the global keys);
-//! the first binding that matches wins, so `n` rejects a call while one waits for approval and
-//! finds the next search match otherwise. Text prompts, pickers and confirmations read their
+//! Contexts are tried in order (a replay's keys, an approval prompt, then an escalation, then the
+//! global keys); the first binding that matches wins, so `n` rejects a call while one waits for
+//! approval and finds the next search match otherwise, and `]` jumps to the next stage in a
+//! replay and shows the next change in the diff pane otherwise (`}` does that in both). Text prompts, pickers and confirmations read their
 //! keys themselves (see `app.rs`).
 
+use super::replay::{MarkKind, ReplayCommand};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a key asks for.
@@ -46,11 +48,35 @@ pub enum Action {
     DiffPrev,
     DiffNext,
     DiffMode,
+    /// Replay only: play, speed, steps and jumps.
+    Replay(ReplayCommand),
+}
+
+impl Action {
+    /// Whether the action asks the engine for something (none of these does anything in a
+    /// replay, so its help leaves them out).
+    pub fn commands_engine(self) -> bool {
+        matches!(
+            self,
+            Action::PauseResume
+                | Action::StepToggle
+                | Action::Approve
+                | Action::Reject
+                | Action::EditArgs
+                | Action::Hint
+                | Action::Takeover
+                | Action::Retry
+                | Action::Rollback
+                | Action::Skip
+        )
+    }
 }
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Context {
+    /// A recorded session plays (`aipc replay`).
+    Replay,
     /// A tool call waits for approval.
     Approval,
     /// A stage ran out of budget and waits for the engineer.
@@ -62,6 +88,7 @@ pub enum Context {
 impl Context {
     pub fn title(self) -> &'static str {
         match self {
+            Context::Replay => "Replay",
             Context::Approval => "When a call waits for approval",
             Context::Escalation => "When a stage is escalated",
             Context::Global => "Always",
@@ -156,8 +183,113 @@ const fn bind(
 use Action as A;
 use Context as C;
 
+use MarkKind as M;
+use ReplayCommand as R;
+
 /// Every key binding.
 pub const BINDINGS: &[Binding] = &[
+    bind(
+        &[key(' ')],
+        A::Replay(R::PlayPause),
+        C::Replay,
+        "play / pause",
+    ),
+    bind(
+        &[key('+'), key('=')],
+        A::Replay(R::Faster),
+        C::Replay,
+        "faster (… 64×, instant)",
+    ),
+    bind(
+        &[key('-')],
+        A::Replay(R::Slower),
+        C::Replay,
+        "slower (… 0.25×)",
+    ),
+    bind(
+        &[key('i')],
+        A::Replay(R::Instant),
+        C::Replay,
+        "instant on / off",
+    ),
+    bind(
+        &[key('.')],
+        A::Replay(R::StepForward),
+        C::Replay,
+        "step one event forward",
+    ),
+    bind(
+        &[key(',')],
+        A::Replay(R::StepBack),
+        C::Replay,
+        "step one event back",
+    ),
+    bind(
+        &[key(']')],
+        A::Replay(R::Next(M::Stage)),
+        C::Replay,
+        "next stage start",
+    ),
+    bind(
+        &[key('[')],
+        A::Replay(R::Prev(M::Stage)),
+        C::Replay,
+        "previous stage start",
+    ),
+    bind(
+        &[key('c')],
+        A::Replay(R::Next(M::Checkpoint)),
+        C::Replay,
+        "next checkpoint",
+    ),
+    bind(
+        &[key('C')],
+        A::Replay(R::Prev(M::Checkpoint)),
+        C::Replay,
+        "previous checkpoint",
+    ),
+    bind(
+        &[key('t')],
+        A::Replay(R::Next(M::ToolCall)),
+        C::Replay,
+        "next tool call",
+    ),
+    bind(
+        &[key('T')],
+        A::Replay(R::Prev(M::ToolCall)),
+        C::Replay,
+        "previous tool call",
+    ),
+    bind(
+        &[key('f')],
+        A::Replay(R::Next(M::Failure)),
+        C::Replay,
+        "next failure",
+    ),
+    bind(
+        &[key('F')],
+        A::Replay(R::Prev(M::Failure)),
+        C::Replay,
+        "previous failure",
+    ),
+    bind(
+        &[code(KeyCode::Home)],
+        A::Replay(R::Start),
+        C::Replay,
+        "to the start",
+    ),
+    bind(
+        &[code(KeyCode::End)],
+        A::Replay(R::End),
+        C::Replay,
+        "to the end",
+    ),
+    bind(
+        &[key('q'), ctrl('c')],
+        A::Quit,
+        C::Replay,
+        "quit the replay",
+    ),
     bind(&[key('y')], A::Approve, C::Approval, "approve the call"),
     bind(
         &[key('n')],
@@ -278,10 +410,20 @@ pub const BINDINGS: &[Binding] = &[
         "log: the evidence's error",
     ),
     bind(&[key('f')], A::Follow, C::Global, "log: follow on / off"),
-    bind(&[key('[')], A::DiffPrev, C::Global, "diff: previous change"),
-    bind(&[key(']')], A::DiffNext, C::Global, "diff: next change"),
     bind(
-        &[key('c')],
+        &[key('['), key('{')],
+        A::DiffPrev,
+        C::Global,
+        "diff: previous change",
+    ),
+    bind(
+        &[key(']'), key('}')],
+        A::DiffNext,
+        C::Global,
+        "diff: next change",
+    ),
+    bind(
+        &[key('c'), key('d')],
         A::DiffMode,
         C::Global,
         "diff: change / whole stage",
@@ -297,6 +439,33 @@ pub fn action_for(event: &KeyEvent, contexts: &[Context]) -> Option<Action> {
             .find(|b| b.keys.iter().any(|k| k.matches(event)))
             .map(|b| b.action)
     })
+}
+
+/// The bindings of `context` as they apply with `shadowing` tried first: the keys a binding
+/// of `shadowing` takes are left out, and so is a binding left with no key.
+pub fn effective(
+    context: Context,
+    shadowing: Option<Context>,
+) -> Vec<(Vec<Key>, &'static Binding)> {
+    BINDINGS
+        .iter()
+        .filter(|b| b.context == context)
+        .filter_map(|b| {
+            let keys: Vec<Key> = b
+                .keys
+                .iter()
+                .filter(|k| {
+                    shadowing.is_none_or(|over| {
+                        !BINDINGS
+                            .iter()
+                            .any(|o| o.context == over && o.keys.contains(k))
+                    })
+                })
+                .copied()
+                .collect();
+            (!keys.is_empty()).then_some((keys, b))
+        })
+        .collect()
 }
 
 /// The first key bound to `action` in `context`, for hints.
@@ -328,6 +497,34 @@ mod tests {
         assert_eq!(action_for(&ctrl_c, &[C::Global]), Some(A::Quit));
         let c = press(KeyCode::Char('c'), KeyModifiers::NONE);
         assert_eq!(action_for(&c, &[C::Global]), Some(A::DiffMode));
+    }
+
+    #[test]
+    fn replay_keys_come_first_and_leave_the_others_reachable() {
+        let contexts = [C::Replay, C::Global];
+        let press_char = |c: char| press(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(
+            action_for(&press_char(']'), &contexts),
+            Some(A::Replay(R::Next(M::Stage)))
+        );
+        assert_eq!(action_for(&press_char('}'), &contexts), Some(A::DiffNext));
+        assert_eq!(action_for(&press_char('d'), &contexts), Some(A::DiffMode));
+        assert_eq!(
+            action_for(&press(KeyCode::Char('F'), KeyModifiers::SHIFT), &contexts),
+            Some(A::Replay(R::Prev(M::Failure)))
+        );
+        assert_eq!(action_for(&press_char('G'), &contexts), Some(A::Bottom));
+        assert_eq!(
+            action_for(&press_char(']'), &[C::Global]),
+            Some(A::DiffNext)
+        );
+        let global = effective(C::Global, Some(C::Replay));
+        let shown = |action: Action| global.iter().find(|(_, b)| b.action == action);
+        assert!(shown(A::Follow).is_none(), "f is the replay's failure key");
+        let (keys, _) = shown(A::DiffNext).unwrap();
+        assert_eq!(keys, &vec![key('}')]);
+        let (keys, _) = shown(A::Top).unwrap();
+        assert_eq!(keys, &vec![key('g')]);
     }
 
     #[test]

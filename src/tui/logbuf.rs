@@ -5,9 +5,14 @@
 //! scrolls or searches that far up. Without a spill file (tests, or a write error) the oldest
 //! lines are dropped and shown as such, so memory stays bounded either way.
 //!
+//! A replay going back hides lines instead of dropping them ([`LogBuf::show`]): when it plays
+//! forward again, the same lines come again and are taken from what is kept (compared, not
+//! stored twice); a line that differs cuts the kept ones off from there.
+//!
 //! Invariants: line numbers are global and stable (line `n` is always the `n`-th line pushed);
 //! every chunk but the last holds exactly [`CHUNK_LINES`] lines, so finding a line is
-//! arithmetic; a line never contains `\n` (the caller splits).
+//! arithmetic; a line never contains `\n` (the caller splits); the lines shown are the first
+//! `total` of the `stored` ones.
 
 use super::ansi;
 use std::borrow::Cow;
@@ -109,7 +114,10 @@ impl Loaded {
 pub struct LogBuf {
     evicted: Vec<Evicted>,
     chunks: VecDeque<Chunk>,
+    /// Lines shown.
     total: u64,
+    /// Lines kept (more than shown after a replay went back).
+    stored: u64,
     mem_bytes: usize,
     cap: usize,
     spill_path: Option<PathBuf>,
@@ -126,6 +134,7 @@ impl LogBuf {
             evicted: Vec::new(),
             chunks: VecDeque::new(),
             total: 0,
+            stored: 0,
             mem_bytes: 0,
             cap: cap.max(1),
             spill_path,
@@ -170,8 +179,29 @@ impl LogBuf {
         self.spill_error.as_deref()
     }
 
+    /// Whether [`LogBuf::show`] can show `len` lines: this many were pushed (and kept).
+    pub fn can_show(&self, len: u64) -> bool {
+        len <= self.stored
+    }
+
+    /// Show only the first `len` lines (at most as many as were pushed): a replay going back.
+    /// The lines after them are kept for when the same lines are pushed again.
+    pub fn show(&mut self, len: u64) {
+        self.total = len.min(self.stored);
+    }
+
     /// Append one line (without `\n`).
     pub fn push(&mut self, line: &str, meta: LineMeta) {
+        if self.stored > self.total {
+            let same = self
+                .kept_line(self.total)
+                .is_some_and(|(kept, kept_meta)| kept_meta == meta && kept == stored_form(line));
+            if same {
+                self.total += 1;
+                return;
+            }
+            self.cut(self.total);
+        }
         let needs_chunk = self
             .chunks
             .back()
@@ -193,27 +223,80 @@ impl LogBuf {
             return;
         };
         let before = chunk.text.capacity();
-        if line.len() > MAX_LINE_BYTES {
-            let mut cut = MAX_LINE_BYTES;
-            while !line.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            chunk.text.push_str(&line[..cut]);
-            chunk
-                .text
-                .push_str(&format!(" … [{} more bytes]", line.len() - cut));
-        } else {
-            chunk.text.push_str(line);
-        }
+        chunk.text.push_str(&stored_form(line));
         chunk.ends.push(chunk.text.len() as u32);
         chunk.meta.push(meta);
         self.mem_bytes += chunk.text.capacity() - before;
         self.total += 1;
+        self.stored += 1;
+    }
+
+    /// Drop the kept lines from `len` on (memory, index and spill file alike).
+    fn cut(&mut self, len: u64) {
+        if len >= self.stored {
+            return;
+        }
+        match self.cache.lock() {
+            Ok(mut guard) => *guard = None,
+            Err(poisoned) => *poisoned.into_inner() = None,
+        }
+        let chunk_no = (len / CHUNK_LINES as u64) as usize;
+        let within = (len % CHUNK_LINES as u64) as usize;
+        if chunk_no >= self.evicted.len() {
+            let index = chunk_no - self.evicted.len();
+            self.chunks.truncate(index + 1);
+            if within == 0 {
+                self.chunks.truncate(index);
+            } else if let Some(chunk) = self.chunks.get_mut(index) {
+                chunk.text.truncate(chunk.ends[within - 1] as usize);
+                chunk.ends.truncate(within);
+                chunk.meta.truncate(within);
+            }
+        } else {
+            // The cut is in a chunk that went to the spill file: it comes back into memory
+            // (its first `within` lines), and the file loses what lay after it.
+            let mut kept = Chunk::new();
+            for i in 0..within {
+                if let Some((text, meta)) = self.kept_line((chunk_no * CHUNK_LINES + i) as u64) {
+                    kept.text.push_str(&text);
+                    kept.ends.push(kept.text.len() as u32);
+                    kept.meta.push(meta);
+                }
+            }
+            let gone = self.evicted.split_off(chunk_no);
+            self.chunks.clear();
+            if within > 0 {
+                self.chunks.push_back(kept);
+            }
+            if let Some(offset) = gone.iter().find_map(|e| e.location.map(|(o, _)| o)) {
+                self.spill_written = offset;
+                if let Some(file) = self.spill_file.as_mut() {
+                    let rewound = file
+                        .set_len(offset)
+                        .and_then(|()| file.seek(SeekFrom::Start(offset)).map(|_| ()));
+                    if let Err(e) = rewound {
+                        let path = self.spill_path.clone().unwrap_or_default();
+                        self.spill_error = Some(format!("{}: {e}", path.display()));
+                    }
+                }
+            }
+        }
+        self.mem_bytes = self.chunks.iter().map(Chunk::bytes).sum();
+        self.stored = len;
+        self.total = self.total.min(len);
     }
 
     /// Line `index`, if it exists; lines that were dropped read as a note saying so.
     pub fn line(&self, index: u64) -> Option<(Cow<'_, str>, LineMeta)> {
         if index >= self.total {
+            return None;
+        }
+        self.kept_line(index)
+    }
+
+    /// Line `index` of the kept ones, shown or not.
+    fn kept_line(&self, index: u64) -> Option<(Cow<'_, str>, LineMeta)> {
+        if index >= self.stored {
             return None;
         }
         let chunk_no = (index / CHUNK_LINES as u64) as usize;
@@ -246,7 +329,8 @@ impl LogBuf {
         }
         let from = from.min(self.total - 1);
         let matcher = Matcher::new(needle);
-        let chunk_count = self.evicted.len() + self.chunks.len();
+        // Only the chunks of the lines shown.
+        let chunk_count = ((self.total - 1) / CHUNK_LINES as u64) as usize + 1;
         let first_chunk = (from / CHUNK_LINES as u64) as usize;
         let order: Box<dyn Iterator<Item = usize>> = if forward {
             Box::new(first_chunk..chunk_count)
@@ -285,7 +369,9 @@ impl LogBuf {
         let base = (chunk_no * CHUNK_LINES) as u64;
         let in_range = |i: usize| {
             let index = base + i as u64;
-            if forward {
+            if index >= self.total {
+                false
+            } else if forward {
                 index >= from
             } else {
                 index <= from
@@ -404,6 +490,22 @@ impl LogBuf {
     fn evicted_chunk_lines(&self) -> Vec<usize> {
         self.evicted.iter().map(|e| e.lines).collect()
     }
+}
+
+/// How a line is kept: as it is, or cut at [`MAX_LINE_BYTES`] with a note of how much was cut.
+fn stored_form(line: &str) -> Cow<'_, str> {
+    if line.len() <= MAX_LINE_BYTES {
+        return Cow::Borrowed(line);
+    }
+    let mut cut = MAX_LINE_BYTES;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Cow::Owned(format!(
+        "{} … [{} more bytes]",
+        &line[..cut],
+        line.len() - cut
+    ))
 }
 
 /// Smart-case substring matching (a needle without capitals matches any case) on the text
@@ -558,6 +660,72 @@ mod tests {
             "escape sequences are not text"
         );
         assert_eq!(buf.find("plain", 4, false), Some(3));
+    }
+
+    #[test]
+    fn hidden_lines_are_taken_again_or_cut_where_they_differ() {
+        let text = |buf: &LogBuf, i: u64| buf.line(i).map(|(t, _)| t.into_owned());
+        let mut buf = LogBuf::new(None, DEFAULT_MEMORY_CAP);
+        for i in 0..10 {
+            buf.push(&format!("l{i}"), OUT);
+        }
+        assert!(buf.can_show(10) && !buf.can_show(11));
+        buf.show(4);
+        assert_eq!(buf.len(), 4);
+        assert!(buf.line(4).is_none());
+        assert_eq!(buf.find("l7", 0, true), None, "hidden lines are not found");
+        buf.push("l4", OUT);
+        assert_eq!(buf.len(), 5);
+        assert!(buf.can_show(10), "the same line is taken again");
+        buf.push("other", OUT);
+        assert_eq!(buf.len(), 6);
+        assert!(!buf.can_show(7), "a different one cuts the rest");
+        assert_eq!(text(&buf, 5).as_deref(), Some("other"));
+        buf.push(&"é".repeat(MAX_LINE_BYTES), OUT);
+        buf.show(6);
+        buf.push(&"é".repeat(MAX_LINE_BYTES), OUT);
+        assert!(buf.can_show(7), "a cut long line compares as kept");
+
+        // Going back into a chunk that went to the spill file.
+        let dir = tempfile::tempdir().unwrap();
+        let spill = dir.path().join("spill.txt");
+        let mut buf = filled(Some(spill.clone()), 30_000, 256 * 1024);
+        assert!(buf.evicted_lines() > 8_192);
+        buf.show(5_000);
+        let meta = |i: u64| LineMeta {
+            origin: (i / 5000) as u32,
+            kind: if i.is_multiple_of(2) {
+                LineKind::Stdout
+            } else {
+                LineKind::Stderr
+            },
+        };
+        buf.push("line 5000 of the build", meta(5000));
+        assert!(buf.can_show(30_000));
+        buf.push("a different line", OUT);
+        assert_eq!(buf.len(), 5_002);
+        assert!(!buf.can_show(5_003));
+        assert_eq!(buf.evicted_lines(), 4_096, "chunk 1 is back in memory");
+        assert_eq!(
+            std::fs::metadata(&spill).unwrap().len(),
+            buf.spilled_bytes(),
+            "the spill file lost what lay after chunk 0"
+        );
+        for i in 5_002..30_000u64 {
+            buf.push(&format!("again {i}"), OUT);
+        }
+        assert!(buf.evicted_lines() > 8_192, "it spills again");
+        for (i, want) in [
+            (100, "line 100 of the build"),
+            (4_096, "line 4096 of the build"),
+            (5_000, "line 5000 of the build"),
+            (5_001, "a different line"),
+            (12_000, "again 12000"),
+            (29_999, "again 29999"),
+        ] {
+            assert_eq!(text(&buf, i).as_deref(), Some(want), "line {i}");
+        }
+        assert_eq!(buf.find("a different", 0, true), Some(5_001));
     }
 
     #[test]

@@ -10,6 +10,9 @@
 //! - [`views`]: drawing, one file per view; [`ansi`] toolchain colours, [`diffview`] diffs.
 //! - [`source`]: where events come from (live engine now, a recording for replay);
 //!   [`live`] the loop; [`terminal`] raw mode, alternate screen, panic hook, suspend/resume.
+//! - [`replay`]: `aipc replay`'s controller — position, play/pause, speed, steps and jumps over a
+//!   recorded session, feeding the same reducer as a live run; [`replay_run`] its terminal loop;
+//!   [`shared`] the copy-on-write list that makes its state snapshots cheap.
 //! - [`bench`]: `aipc bench tui`, the ingest and frame-time benchmark.
 
 pub mod ansi;
@@ -20,6 +23,9 @@ pub mod keys;
 pub mod live;
 pub mod logbuf;
 pub mod prompt;
+pub mod replay;
+pub mod replay_run;
+pub mod shared;
 pub mod source;
 pub mod state;
 pub mod takeover;

@@ -1,6 +1,7 @@
-//! The seam between where events come from and the UI loop. The loop only sees
-//! [`EventSource::poll`]: the live engine today ([`LiveSource`]), a recorded session for
-//! `aipc replay` next.
+//! The seam between where events come from and the live UI loop. The loop only sees
+//! [`EventSource::poll`]: the live engine ([`LiveSource`]) or a fixed list ([`VecSource`]). A
+//! recorded session is played by [`super::replay::Replay`] instead, which feeds the same
+//! reducer but also goes back (a source only goes forward).
 //!
 //! The live source forwards the engine's broadcast on a thread of its own into an unbounded
 //! queue, so the engine never waits for the UI. If the broadcast drops events anyway (a
@@ -151,7 +152,7 @@ impl LogTail {
     }
 }
 
-/// A fixed list of events (tests, and the seam replay will grow from).
+/// A fixed list of events (tests).
 pub struct VecSource {
     items: std::collections::VecDeque<SourceItem>,
 }

@@ -3,8 +3,8 @@
 //! evidence, the engineer's actions and hints. Bounded: past [`MAX_CELLS`] the oldest are
 //! dropped (the session log keeps everything) and the count is shown.
 
+use super::shared::SharedVec;
 use crate::protocol::{BudgetKind, Policy};
-use std::collections::VecDeque;
 
 /// How many cells the transcript keeps.
 pub const MAX_CELLS: usize = 20_000;
@@ -108,9 +108,10 @@ pub enum Cell {
 }
 
 /// The cells, with stable numbers: cell `n` keeps its number when older ones are dropped.
-#[derive(Debug, Default)]
+/// Cloning is cheap (the cells are shared until changed), for the replay's snapshots.
+#[derive(Debug, Default, Clone)]
 pub struct Transcript {
-    cells: VecDeque<Cell>,
+    cells: SharedVec<Cell>,
     dropped: usize,
 }
 
@@ -121,7 +122,7 @@ impl Transcript {
             self.cells.pop_front();
             self.dropped += 1;
         }
-        self.cells.push_back(cell);
+        self.cells.push(cell);
         self.dropped + self.cells.len() - 1
     }
 
@@ -140,7 +141,7 @@ impl Transcript {
     }
 
     /// Cells kept, oldest first.
-    pub fn cells(&self) -> &VecDeque<Cell> {
+    pub fn cells(&self) -> &SharedVec<Cell> {
         &self.cells
     }
 

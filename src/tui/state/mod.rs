@@ -25,9 +25,11 @@ pub use types::*;
 
 use crate::protocol::{BudgetKind, Event, EventEnvelope, FileDiff, Outcome, Policy};
 use crate::tui::logbuf::LogBuf;
+use crate::tui::shared::SharedVec;
 use crate::tui::transcript::{CallCell, CallResult, Cell, Decision, Level, Transcript};
 use output::CheckOutcome;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// How much streamed model text is kept for display.
 const STREAM_KEEP_BYTES: usize = 16 * 1024;
@@ -38,10 +40,10 @@ pub struct TuiState {
     pub current: Option<usize>,
     pub transcript: Transcript,
     pub log: LogBuf,
-    pub origins: Vec<Origin>,
-    origin_ids: HashMap<String, u32>,
-    call_cells: HashMap<String, usize>,
-    pub diffs: Vec<DiffEntry>,
+    pub origins: SharedVec<Origin>,
+    origin_ids: HashMap<Arc<str>, u32>,
+    call_cells: HashMap<Arc<str>, usize>,
+    pub diffs: SharedVec<DiffEntry>,
     pub checks: Option<ChecksView>,
     pub evidence: Option<EvidenceView>,
     pub escalation: Option<Escalation>,
@@ -63,6 +65,19 @@ pub struct TuiState {
     pub missed: u64,
 }
 
+/// A [`TuiState`] kept to return to: see [`TuiState::snapshot`].
+pub struct Snapshot {
+    state: Box<TuiState>,
+    log_len: u64,
+}
+
+impl Snapshot {
+    /// Log lines the state showed.
+    pub fn log_len(&self) -> u64 {
+        self.log_len
+    }
+}
+
 impl TuiState {
     /// An empty state whose log buffer spills as `log` says.
     pub fn new(log: LogBuf) -> Self {
@@ -72,10 +87,10 @@ impl TuiState {
             current: None,
             transcript: Transcript::default(),
             log,
-            origins: Vec::new(),
+            origins: SharedVec::new(),
             origin_ids: HashMap::new(),
             call_cells: HashMap::new(),
-            diffs: Vec::new(),
+            diffs: SharedVec::new(),
             checks: None,
             evidence: None,
             escalation: None,
@@ -94,6 +109,62 @@ impl TuiState {
             last_seq: None,
             last_ts: 0,
             missed: 0,
+        }
+    }
+
+    /// The state now, for [`TuiState::restore`]: everything but the log's lines, which stay
+    /// in the log (it only hides lines when going back). Cheap: the transcript, origins and
+    /// diffs are shared with this state until one of them changes.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            state: Box::new(self.clone_with_log(LogBuf::new(None, 1))),
+            log_len: self.log.len(),
+        }
+    }
+
+    /// Go back (or forward) to `snapshot`, taken from this state or from one that applied the
+    /// same events: everything as it was then, the log showing its first lines of then. False
+    /// (and nothing changed) when this log never held that many lines.
+    pub fn restore(&mut self, snapshot: &Snapshot) -> bool {
+        if !self.log.can_show(snapshot.log_len) {
+            return false;
+        }
+        let log = std::mem::replace(&mut self.log, LogBuf::new(None, 1));
+        *self = snapshot.state.clone_with_log(log);
+        self.log.show(snapshot.log_len);
+        true
+    }
+
+    /// A copy of everything but the log, with `log` as its log.
+    fn clone_with_log(&self, log: LogBuf) -> TuiState {
+        TuiState {
+            session: self.session.clone(),
+            stages: self.stages.clone(),
+            current: self.current,
+            transcript: self.transcript.clone(),
+            log,
+            origins: self.origins.clone(),
+            origin_ids: self.origin_ids.clone(),
+            call_cells: self.call_cells.clone(),
+            diffs: self.diffs.clone(),
+            checks: self.checks.clone(),
+            evidence: self.evidence.clone(),
+            escalation: self.escalation.clone(),
+            approval: self.approval.clone(),
+            paused: self.paused.clone(),
+            step_mode: self.step_mode,
+            taken_over: self.taken_over,
+            model: self.model.clone(),
+            tokens_used: self.tokens_used,
+            token_limit: self.token_limit,
+            wall_limit_s: self.wall_limit_s,
+            base_token_limit: self.base_token_limit,
+            base_wall_limit_s: self.base_wall_limit_s,
+            finished: self.finished.clone(),
+            errors: self.errors.clone(),
+            last_seq: self.last_seq,
+            last_ts: self.last_ts,
+            missed: self.missed,
         }
     }
 
@@ -599,7 +670,7 @@ impl TuiState {
             result: None,
             files: Vec::new(),
         })));
-        self.call_cells.insert(call_id.to_string(), number);
+        self.call_cells.insert(Arc::from(call_id), number);
     }
 
     fn decide(&mut self, call_id: &str, decision: Decision) {

@@ -144,7 +144,7 @@ impl TuiState {
             end_line: self.log.len(),
             running: true,
         });
-        self.origin_ids.insert(id.to_string(), number);
+        self.origin_ids.insert(std::sync::Arc::from(id), number);
         number
     }
 
@@ -190,7 +190,9 @@ impl TuiState {
                 .rev()
                 .find(|c| c.status == CheckStatus::Failed)
         })?;
-        let origin = &self.origins[*self.origin_ids.get(&failed.check_id)? as usize];
+        let origin = self
+            .origins
+            .get(*self.origin_ids.get(failed.check_id.as_str())? as usize)?;
         let (start, end) = (origin.first_line + 1, origin.end_line);
         let facts: Vec<&str> = evidence
             .facts

@@ -416,6 +416,97 @@ pub fn finish(s: &mut Script, outcome: Outcome, exit_code: i32) {
     });
 }
 
+/// A whole session for the replay: env and export pass; validate fails its check in attempt 1
+/// (a failure), then in attempt 2 a `run` fails (exit 1, the second failure), the fix is made
+/// and the check passes; the session is deployed. A minute of idle time sits before attempt 2.
+pub fn replayed() -> Script {
+    let mut s = Script::new();
+    through_export(&mut s);
+    validate_fails(&mut s);
+    s.wait(60_000);
+    s.push(Event::AttemptStarted {
+        stage: "validate".into(),
+        attempt: 2,
+        max_attempts: 3,
+    });
+    turn(&mut s, 3, 52);
+    call(
+        &mut s,
+        "validate.4",
+        "run",
+        json!({"command": "python3 check_model.py"}),
+        "See which activation the eager model uses.",
+        Policy::Allow,
+    );
+    s.push(Event::ToolCallApproved {
+        call_id: "validate.4".into(),
+        by: "policy".into(),
+    });
+    run_output(
+        &mut s,
+        "validate.4",
+        &[
+            "Traceback (most recent call last):",
+            "FileNotFoundError: check_model.py",
+        ],
+        1,
+    );
+    turn(&mut s, 4, 47);
+    call(
+        &mut s,
+        "validate.5",
+        "edit_file",
+        json!({"path": "export.py", "search": "{\"op\": \"sigmoid\"}", "replace": "{\"op\": \"tanh\"}"}),
+        "model.py uses tanh.",
+        Policy::Allow,
+    );
+    s.push(Event::ToolCallApproved {
+        call_id: "validate.5".into(),
+        by: "policy".into(),
+    });
+    s.push(Event::ToolCallStarted {
+        call_id: "validate.5".into(),
+        tool: "edit_file".into(),
+    });
+    s.push(Event::FileChanged {
+        call_id: Some("validate.5".into()),
+        diff: diff("export.py", &export_after("sigmoid"), &export_after("tanh")),
+    });
+    s.push(Event::ToolCallFinished {
+        call_id: "validate.5".into(),
+        ok: true,
+        observation: "edited export.py: 1 replacement".into(),
+        exit_code: None,
+        duration_ms: 2,
+    });
+    check(
+        &mut s,
+        "validate.2.c1",
+        "validate",
+        "artifact matches eager",
+        "python3 export.py && python3 \"$AIPC_TARGET_DIR/compare.py\" build/model.json",
+        &["comparing 64 samples", "{\"cosine\": 1.0}"],
+        true,
+        vec![GateResult {
+            expr: "cosine >= 0.999".into(),
+            measured: Some(1.0),
+            passed: true,
+        }],
+    );
+    s.push(Event::CheckpointMade {
+        stage: "validate".into(),
+        commit: "5555555555555555555555555555555555555555".into(),
+        tag: "aipc/20261129-223000-ab12/validate".into(),
+    });
+    s.push(Event::StagePassed {
+        stage: "validate".into(),
+        attempts: 2,
+        duration_ms: 64_000,
+    });
+    finish(&mut s, Outcome::Deployed, 0);
+    s
+}
+
 /// Draw `state` with `app` into a `width` × `height` test terminal.
 pub fn render(
     state: &TuiState,

@@ -189,8 +189,9 @@ fn calls_collect_their_decision_result_and_files() {
         .unwrap();
     assert_eq!(call.files, vec![("export.py".to_string(), 1, 1)]);
     assert!(call.result.as_ref().is_some_and(|r| r.ok));
-    assert_eq!(state.diffs[0].by, "validate.3");
-    assert_eq!(state.diffs[0].stage, "validate");
+    let first = state.diffs.get(0).unwrap();
+    assert_eq!(first.by, "validate.3");
+    assert_eq!(first.stage, "validate");
     // The log holds headers, output and footers of every command and check.
     assert!(state
         .log

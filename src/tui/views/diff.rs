@@ -1,6 +1,6 @@
 //! The diff pane: every file change as a coloured unified diff with word-level highlights, one
-//! change at a time (`[` / `]`), or (`c`) the whole stage against the checkpoint it started
-//! from, computed from the session's git commits.
+//! change at a time (`[` / `]`, or `{` / `}`), or (`c` or `d`) the whole stage against the
+//! checkpoint it started from, computed from the session's git commits.
 
 use crate::tui::app::App;
 use crate::tui::diffview;
@@ -97,10 +97,10 @@ pub fn content(state: &TuiState, app: &App) -> (DiffKey, String, Vec<Line<'stati
         };
         return (DiffKey::Stage(from, to), title, lines);
     }
-    let Some(index) = selected(state, app) else {
+    let Some((index, entry)) = selected(state, app).and_then(|i| Some((i, state.diffs.get(i)?)))
+    else {
         return nothing(key(state, app), "no file changes yet");
     };
-    let entry = &state.diffs[index];
     let title = format!(
         "Diff · change {}/{} · {} (+{} -{}) · {} attempt {} · by {}",
         index + 1,

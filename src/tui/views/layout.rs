@@ -4,8 +4,8 @@
 //! - medium (≥ 80 columns): stages and compact gates on the left, one pane with tabs on the right;
 //! - narrow (below 80 columns, e.g. 60 × 20): a one-line stage strip, tabs, one pane.
 //!
-//! The status bar is always the last line. [`Areas`] is kept by the app for mouse hit-testing
-//! and page sizes.
+//! The status bar is always the last line; a replay's timeline sits right above it. [`Areas`]
+//! is kept by the app for mouse hit-testing and page sizes.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
@@ -62,18 +62,26 @@ pub struct Areas {
     pub panes: Vec<(Pane, Rect)>,
     /// Where prompts and the approval box are anchored.
     pub main: Rect,
+    /// A replay's timeline (its rows above the status bar).
+    pub timeline: Option<Rect>,
     pub status: Rect,
 }
 
 impl Areas {
-    /// Lay out `area` with `focus` as the pane shown when only one fits.
-    pub fn compute(area: Rect, focus: Pane, stage_count: usize) -> Areas {
-        let [body, status] =
-            Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(area);
+    /// Lay out `area` with `focus` as the pane shown when only one fits, and `timeline_rows`
+    /// rows for a replay's timeline (0: none).
+    pub fn compute(area: Rect, focus: Pane, stage_count: usize, timeline_rows: u16) -> Areas {
+        let [body, timeline, status] = Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(timeline_rows),
+            Constraint::Length(1),
+        ])
+        .areas(area);
         let stage_rows = (stage_count as u16 + 2).clamp(3, (body.height / 2).max(3));
         let mut areas = Areas {
             status,
             main: body,
+            timeline: (timeline_rows > 0 && timeline.height > 0).then_some(timeline),
             ..Areas::default()
         };
         if area.width >= 140 && area.height >= 30 {
@@ -169,23 +177,27 @@ mod tests {
             (1, 1),
         ] {
             let area = Rect::new(0, 0, w, h);
-            let areas = Areas::compute(area, Pane::Log, 3);
+            let areas = Areas::compute(area, Pane::Log, 3, 0);
             for (_, r) in &areas.panes {
                 assert!(r.right() <= w && r.bottom() <= h, "{w}x{h}: {r:?}");
             }
             assert_eq!(areas.status.y, h - 1);
         }
         assert_eq!(
-            Areas::compute(Rect::new(0, 0, 160, 40), Pane::Log, 3)
+            Areas::compute(Rect::new(0, 0, 160, 40), Pane::Log, 3, 0)
                 .panes
                 .len(),
             4
         );
-        let medium = Areas::compute(Rect::new(0, 0, 80, 24), Pane::Log, 3);
+        let medium = Areas::compute(Rect::new(0, 0, 80, 24), Pane::Log, 3, 0);
         assert_eq!(medium.panes.len(), 1);
         assert_eq!(medium.pane_at(40, 10), Some(Pane::Log));
-        assert!(Areas::compute(Rect::new(0, 0, 60, 20), Pane::Diff, 3)
+        assert!(Areas::compute(Rect::new(0, 0, 60, 20), Pane::Diff, 3, 0)
             .strip
             .is_some());
+        let replay = Areas::compute(Rect::new(0, 0, 60, 20), Pane::Diff, 3, 2);
+        assert_eq!(replay.timeline, Some(Rect::new(0, 17, 60, 2)));
+        assert_eq!(replay.status.y, 19);
+        assert!(replay.panes.iter().all(|(_, r)| r.bottom() <= 17));
     }
 }

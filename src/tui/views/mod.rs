@@ -9,6 +9,7 @@ pub mod overlay;
 pub mod pipeline;
 pub mod status;
 pub mod text;
+pub mod timeline;
 pub mod transcript;
 
 use crate::tui::app::{App, Overlay};
@@ -31,7 +32,11 @@ pub struct DrawInfo {
 /// a replay).
 pub fn draw(frame: &mut Frame, state: &TuiState, app: &App, now_ms: u64) -> DrawInfo {
     let area = frame.area();
-    let mut areas = Areas::compute(area, app.focus, state.stages.len());
+    let timeline_rows = app
+        .replay
+        .as_ref()
+        .map_or(0, |_| timeline::rows(area.height));
+    let mut areas = Areas::compute(area, app.focus, state.stages.len(), timeline_rows);
     let input = match &app.overlay {
         Some(Overlay::Input(input)) => Some(input),
         _ => None,
@@ -115,11 +120,14 @@ pub fn draw(frame: &mut Frame, state: &TuiState, app: &App, now_ms: u64) -> Draw
         }
     }
     status::draw(frame, areas.status, state, app, now_ms);
+    if let (Some(rect), Some(replay)) = (areas.timeline, &app.replay) {
+        timeline::draw(frame, rect, replay);
+    }
     if let Some((b, rect)) = bottom {
         b.draw(frame, rect);
     }
     match &app.overlay {
-        Some(Overlay::Help) => overlay::draw_help(frame, area),
+        Some(Overlay::Help) => overlay::draw_help(frame, area, app.replay.is_some()),
         Some(Overlay::Confirm(_)) => overlay::draw_confirm(frame, area),
         Some(Overlay::Picker(picker)) => overlay::draw_picker(frame, area, picker),
         Some(Overlay::Input(_)) | None => {}

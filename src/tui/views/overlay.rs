@@ -5,7 +5,7 @@
 use super::text::{fit, wrap};
 use super::transcript::budget_word;
 use crate::tui::ansi;
-use crate::tui::keys::{Context, BINDINGS};
+use crate::tui::keys::{effective, Binding, Context, Key};
 use crate::tui::prompt::{Input, Picker};
 use crate::tui::state::{Approval, Escalation, TuiState};
 use ratatui::layout::Rect;
@@ -351,17 +351,39 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect) {
     );
 }
 
-pub fn draw_help(frame: &mut Frame, area: Rect) {
+/// A context's bindings as they apply (see [`effective`]).
+type Bindings = Vec<(Vec<Key>, &'static Binding)>;
+
+/// The key help. In a replay: its keys first, then the others that still do something there
+/// (no engine commands, no keys the replay took).
+pub fn draw_help(frame: &mut Frame, area: Rect, replay: bool) {
     // Two columns fit in 80: 11 for the keys, 26 for the text, a space between.
     let entry_width = 38usize;
     let mut entries: Vec<Line<'static>> = Vec::new();
-    for context in [Context::Global, Context::Approval, Context::Escalation] {
+    let sections: Vec<(Context, Bindings)> = if replay {
+        vec![
+            (Context::Replay, effective(Context::Replay, None)),
+            (
+                Context::Global,
+                effective(Context::Global, Some(Context::Replay))
+                    .into_iter()
+                    .filter(|(_, b)| !b.action.commands_engine())
+                    .collect(),
+            ),
+        ]
+    } else {
+        [Context::Global, Context::Approval, Context::Escalation]
+            .into_iter()
+            .map(|context| (context, effective(context, None)))
+            .collect()
+    };
+    for (context, bindings) in sections {
         entries.push(Line::styled(
             context.title().to_string(),
             Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         ));
-        for binding in BINDINGS.iter().filter(|b| b.context == context) {
-            let keys: Vec<String> = binding.keys.iter().map(|k| k.label()).collect();
+        for (keys, binding) in bindings {
+            let keys: Vec<String> = keys.iter().map(|k| k.label()).collect();
             let keys = keys.join("/");
             entries.push(Line::from(vec![
                 Span::styled(format!("{keys:>11} "), Style::default().fg(Color::Cyan)),
