@@ -9,10 +9,12 @@
 //! - the stage's `main_tool` (the tool whose output the checks test) succeeded: only
 //!   `finish_stage` is offered — the checks decide;
 //! - any other tool succeeded: it is withdrawn for the rest of the attempt (a codemod applied once
-//!   is enough), the failure withdrawals below are lifted (the inputs changed), and when it
-//!   changed files the observation names the main tool to rebuild with;
+//!   is enough); when it changed files, the failure withdrawals below are lifted (the inputs
+//!   changed) and, when the stage has a main tool, only the main tool and `finish_stage` are
+//!   offered next, with an observation saying to rebuild (the 270M model, told so in words only,
+//!   went on calling other codemods and skills and never rebuilt);
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
-//!   is withdrawn until some call succeeds.
+//!   is withdrawn until a call changes the project's files.
 //!
 //! Only toolbox tools are withdrawn: a built-in tool (`run`, `read_file`, …) does something else
 //! with other arguments. Each attempt starts with every tool offered again. Nothing here knows what a task's answer is:
@@ -48,6 +50,8 @@ pub struct Narrowing {
     failing: BTreeSet<String>,
     /// The main tool succeeded: only `finish_stage` is left.
     finish_only: bool,
+    /// A call changed the project: only the main tool and `finish_stage` are left.
+    rebuild_only: bool,
     last_failure: Option<(String, String, String)>,
 }
 
@@ -61,13 +65,21 @@ impl Narrowing {
 
     /// Record a call; returns the next-step sentence for its observation, if any.
     pub fn after_call(&mut self, call: &CallOutcome<'_>) -> Option<String> {
-        if call.tool == FINISH || !call.toolbox {
+        if call.tool == FINISH {
+            return None;
+        }
+        if call.ok && call.changed_files {
+            // The inputs changed: what failed before may work now.
+            self.failing.clear();
+            self.last_failure = None;
+        }
+        if !call.toolbox {
             return None;
         }
         if call.ok {
             self.last_failure = None;
-            self.failing.clear();
             if self.main_tool.as_deref() == Some(call.tool) {
+                self.rebuild_only = false;
                 self.finish_only = true;
                 return Some(format!(
                     "{} succeeded: the stage's checks can run now. Call finish_stage.",
@@ -75,31 +87,30 @@ impl Narrowing {
                 ));
             }
             self.spent.insert(call.tool.to_string());
-            return match (&self.main_tool, call.changed_files) {
-                (Some(main), true) => Some(format!(
-                    "{} changed the project. Now call {main} again: the checks test what {main} \
-                     builds.",
-                    call.tool
-                )),
-                _ => None,
-            };
+            let main = self.main_tool.as_deref().filter(|_| call.changed_files)?;
+            self.rebuild_only = true;
+            return Some(format!(
+                "{} changed the project. Now call {main} again: the checks test what {main} \
+                 builds.",
+                call.tool
+            ));
         }
         let key = (
             call.tool.to_string(),
             call.args.to_string(),
             call.observed.to_string(),
         );
-        if self.last_failure.as_ref() == Some(&key) {
-            self.failing.insert(call.tool.to_string());
-            self.last_failure = Some(key);
-            return Some(format!(
-                "{} failed twice the same way, so it is not offered again until another call \
-                 succeeds. Apply the fix the evidence names.",
-                call.tool
-            ));
-        }
+        let repeated = self.last_failure.as_ref() == Some(&key);
         self.last_failure = Some(key);
-        None
+        if !repeated {
+            return None;
+        }
+        self.failing.insert(call.tool.to_string());
+        Some(format!(
+            "{} failed twice the same way, so it is not offered again until a call changes the \
+             project. Apply the fix the evidence names.",
+            call.tool
+        ))
     }
 
     /// Whether `tool` is offered on the next turn.
@@ -107,7 +118,13 @@ impl Narrowing {
         if tool == FINISH {
             return true;
         }
-        !self.finish_only && !self.spent.contains(tool) && !self.failing.contains(tool)
+        if self.finish_only {
+            return false;
+        }
+        if self.rebuild_only {
+            return self.main_tool.as_deref() == Some(tool);
+        }
+        !self.spent.contains(tool) && !self.failing.contains(tool)
     }
 
     /// The subset of `all` offered on the next turn, in the same order.
@@ -150,9 +167,12 @@ mod tests {
         let note = n.after_call(&call("fix_median_minmax", true, "diff", true));
         assert!(note.unwrap().contains("call export again"));
         assert!(!n.offers("fix_median_minmax"));
-        assert!(n.offers("export"));
+        assert!(n.offers("export") && n.offers(FINISH));
+        assert!(!n.offers("fix_branch_to_where") && !n.offers("load_skill"));
         // A successful call that changed nothing says nothing more.
-        assert_eq!(n.after_call(&call("read_file", true, "text", false)), None);
+        let mut m = Narrowing::new(Some("export"));
+        assert_eq!(m.after_call(&call("env", true, "text", false)), None);
+        assert!(m.offers("fix_branch_to_where") && !m.offers("env"));
     }
 
     #[test]
@@ -164,6 +184,11 @@ mod tests {
             .after_call(&call("export", false, "median", false))
             .is_some());
         assert!(!n.offers("export"));
+        n.after_call(&call("env", true, "ok", false));
+        assert!(
+            !n.offers("export"),
+            "nothing changed: export stays withdrawn"
+        );
         n.after_call(&call("fix_median_minmax", true, "diff", true));
         assert!(n.offers("export"), "the inputs changed: export is back");
     }
