@@ -17,36 +17,11 @@ use std::time::{Duration, Instant};
 /// How long one step may take (a debug binary on a loaded machine).
 const STEP_TIMEOUT: Duration = Duration::from_secs(90);
 
-/// The recorded session the test replays, with what keeps it on disk.
-///
-/// Until the real-model recordings ship under `sessions/<name>/`, this records one with the
-/// scripted model: tiny-mlp on python-reference, whose validate check fails in attempt 1
-/// (the failure the test jumps to) and passes in attempt 2. At merge this becomes
-/// `(None, data_dir().join("sessions/<name>"))`.
-fn session_to_replay() -> (Option<tempfile::TempDir>, PathBuf) {
-    let project = git_project();
-    let model = format!(
-        "scripted:{}",
-        data_dir().join("examples/scripts/tiny-mlp.jsonl").display()
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
-        .env("AIPC_DATA_DIR", data_dir())
-        .args(["run", "--batch", "--target", "python-reference", "--model"])
-        .arg(model)
-        .arg(project.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "recording the session: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // The last line printed is the report, in the session folder.
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report = PathBuf::from(stdout.lines().last().unwrap_or_default());
-    let session = report.parent().unwrap().to_path_buf();
-    (Some(project), session)
+/// The recorded session the test replays: a shipped real-model recording (sessions/README.md)
+/// whose export fails on `aten.median.dim` before the model repairs it — the failure the test
+/// jumps to.
+fn session_to_replay() -> PathBuf {
+    data_dir().join("sessions/digits-unsupported-op-onnxruntime")
 }
 
 struct Tmux {
@@ -152,7 +127,7 @@ fn replay_plays_pauses_jumps_to_a_failure_and_quits() {
         eprintln!("SKIPPED: tmux is not installed; install it to run the replay end-to-end test");
         return;
     }
-    let (_keep, session) = session_to_replay();
+    let session = session_to_replay();
     let recording = Recording::open(&SessionPaths::from_dir(&session)).unwrap();
     let first_failure = recording
         .index()

@@ -505,3 +505,60 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
     });
     assert!(!survivors, "a child of the script survived");
 }
+
+/// Choice narrowing (src/engine/narrowing.rs) through the engine: a codemod that edits the
+/// project leaves only the stage's main tool and finish_stage on the next turn; after the main
+/// tool succeeds only finish_stage is left; the next attempt offers everything again.
+#[tokio::test]
+async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let target = toolbox.join("targets/tt");
+    let contract = std::fs::read_to_string(target.join("contract.toml")).unwrap();
+    let contract = contract
+        .replace(
+            "name = \"build\"\n",
+            "name = \"build\"\nmain_tool = \"make\"\n",
+        )
+        .replace(
+            "broken = \"allow\"\n",
+            "broken = \"allow\"\nfix = \"allow\"\n",
+        );
+    std::fs::write(target.join("contract.toml"), contract).unwrap();
+    let mut manifest = std::fs::read_to_string(target.join("toolbox.toml")).unwrap();
+    manifest.push_str(
+        "\n[[tool]]\nname = \"fix\"\nscript = \"fix.py\"\ndescription = \"Edit model.py.\"\n",
+    );
+    std::fs::write(target.join("toolbox.toml"), manifest).unwrap();
+    std::fs::write(
+        target.join("fix.py"),
+        "import json\nopen('model.py', 'a').write('# fixed\\n')\nprint(json.dumps({'ok': True}))\n",
+    )
+    .unwrap();
+    let project = project();
+    let fix = r#"{"tool": "fix", "args": {}}"#;
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[fix, MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let build = requests(&events, "build");
+    assert_eq!(build.len(), 3, "{build:?}");
+    assert!(build[0].0.contains(&"fix".to_string()), "{:?}", build[0].0);
+    let mut after_fix = build[1].0.clone();
+    after_fix.sort();
+    assert_eq!(after_fix, ["finish_stage", "make"]);
+    assert!(
+        build[1]
+            .1
+            .iter()
+            .any(|(_, text)| text.contains("Now call make again")),
+        "{:?}",
+        build[1].1
+    );
+    assert_eq!(build[2].0, &["finish_stage".to_string()]);
+}

@@ -980,6 +980,10 @@ impl Engine {
             env_remove: &self.env_remove,
         };
         let toolbox_tool = self.setup.toolbox.get(&call.tool);
+        // A toolbox script (a codemod) edits files behind the engine's back: compare the
+        // worktree before and after to know whether it changed the project (build outputs are
+        // artifacts and do not count).
+        let worktree_before = toolbox_tool.and_then(|_| self.repo.uncommitted_diffs().ok());
         let mut tool_failure = None;
         let result = match toolbox_tool {
             Some(tool) => {
@@ -1052,12 +1056,18 @@ impl Engine {
         self.repeated_calls = if repeated { self.repeated_calls + 1 } else { 0 };
         self.last_call = Some(call_key);
         let args_text = args.to_string();
+        let changed_files = !result.diffs.is_empty()
+            || worktree_before.is_some_and(|before| {
+                self.repo
+                    .uncommitted_diffs()
+                    .is_ok_and(|after| after != before)
+            });
         let next_step = self.narrowing.after_call(&narrowing::CallOutcome {
             tool: &call.tool,
             args: &args_text,
             ok: result.ok,
             observed: &observed,
-            changed_files: !result.diffs.is_empty(),
+            changed_files,
             toolbox: ran_toolbox_tool,
         });
         let observation = self
