@@ -32,8 +32,12 @@ def _feeds(samples, names, fixed):
     """One {input name: array} dict per calibration batch (re-cut to a fixed batch if needed)."""
     from aipc_toolbox.tensors import chunks
 
-    arrays = [[np.asarray(t.numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in s] for s in samples]
-    if fixed is None:
+    def array(t):
+        a = np.asarray(t.numpy() if hasattr(t, "numpy") else t)
+        return a.astype(np.float32) if np.issubdtype(a.dtype, np.floating) else a  # token ids stay integers
+
+    arrays = [[array(t) for t in s] for s in samples]
+    if fixed is None or all(s[0].shape[0] == fixed for s in arrays):
         return [dict(zip(names, s)) for s in arrays]
     stacked = [np.concatenate([s[i] for s in arrays]) for i in range(len(names))]
     return [dict(zip(names, part)) for part, _ in chunks(stacked, fixed, True)]
