@@ -437,3 +437,24 @@ fn wave_transformer_fixed_sequence_is_repaired_on_onnxruntime_cpu() {
         "export",
     );
 }
+
+/// The toolbox's own unit checks (toolbox/tests/test_toolbox.py, ~10 s) in the ORT venv: among
+/// them, the warning lines the scripts print against the signature tables' regexes.
+#[test]
+fn toolbox_unit_checks_pass() {
+    let python = venv_python(ORT);
+    if !python.exists() {
+        eprintln!("SKIPPED: no toolchain venv at {}", python.display());
+        return;
+    }
+    let out = Command::new(&python)
+        .arg(data_dir().join("toolbox/tests/test_toolbox.py"))
+        .output()
+        .expect("run test_toolbox.py");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
