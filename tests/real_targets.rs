@@ -5,6 +5,9 @@
 //! - `digits-cnn` deploys with every stage passing and real accuracy metrics.
 //! - Each faulty example fails at the stage and with the classified signature its README names,
 //!   then the scripted model applies the documented repair and the session deploys.
+//! - Two DeployBench faults (tests/deploybench) repaired in a checks-first stage: the app's
+//!   float64 preprocessing (digits-preprocess, run stage) and a sequence dim the app varies
+//!   (wave-transformer, inspect stage).
 //!
 //! Each case needs the target's venv (`aipc toolchain setup <target>`, done by CI); without it
 //! the case prints why and returns. The cases are slow (every check imports torch): each prints
@@ -375,4 +378,83 @@ fn digits_calib_outlier_int8_collapse_is_repaired_on_onnxruntime_cpu() {
 #[test]
 fn digits_calib_outlier_int8_collapse_is_repaired_on_executorch_xnnpack() {
     calibration_outlier_is_repaired(ET);
+}
+
+// ---------------------------------------------------------------- DeployBench faults (tests/deploybench)
+
+/// A checks-first stage of `example` fails before any model turn with `signature`; the scripted
+/// model's one repair call in attempt 1 (`tool`) makes it pass and the session deploys.
+fn checks_first_fault_is_repaired(
+    example: &str,
+    target: &str,
+    stage: &str,
+    signature: &str,
+    tool: &str,
+) {
+    let Some(session) = deploy(example, target) else {
+        return;
+    };
+    assert_eq!(
+        session.evidence(),
+        vec![(stage.to_string(), 0, signature.to_string())],
+        "{}",
+        session.tail()
+    );
+    session.assert_deployed();
+    session.assert_accurate();
+    let repaired = session.stage(stage);
+    assert_eq!(repaired["checks_first"], "failed", "{}", session.tail());
+    assert_eq!(repaired["attempts"], 1, "{}", session.tail());
+    assert!(
+        session.call_succeeded(tool),
+        "{tool} did not succeed\n{}",
+        session.tail()
+    );
+}
+
+/// digits-preprocess: the app's infer.py feeds float64; the run stage feeds its run_inputs,
+/// the toolbox names the file, and one edit of infer.py repairs it.
+#[test]
+fn digits_preprocess_float64_feed_is_repaired_on_onnxruntime_cpu() {
+    checks_first_fault_is_repaired(
+        "digits-preprocess",
+        ORT,
+        "run",
+        "run.input_dtype",
+        "edit_file",
+    );
+}
+
+/// wave-transformer: the app streams 6..32 frames, the static export fixes 16; inspect sees it
+/// and `export {"dynamic_seq": true}` repairs it (the INT8 build then quantizes that model).
+#[test]
+fn wave_transformer_fixed_sequence_is_repaired_on_onnxruntime_cpu() {
+    checks_first_fault_is_repaired(
+        "wave-transformer",
+        ORT,
+        "inspect",
+        "shape.fixed_dim",
+        "export",
+    );
+}
+
+/// The toolbox's own unit checks (toolbox/tests/test_toolbox.py, ~10 s) in the ORT venv: among
+/// them, the warning lines the scripts print against the signature tables' regexes.
+#[test]
+fn toolbox_unit_checks_pass() {
+    let python = venv_python(ORT);
+    if !python.exists() {
+        eprintln!("SKIPPED: no toolchain venv at {}", python.display());
+        return;
+    }
+    let out = Command::new(&python)
+        .arg(data_dir().join("toolbox/tests/test_toolbox.py"))
+        .output()
+        .expect("run test_toolbox.py");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -127,10 +127,7 @@ fn run_one(config: &DeployBenchConfig, task: &Task, arm: Arm) -> RunRecord {
                 .with_context(|| format!("clearing {}", run_dir.display()))?;
         }
         let project = run_dir.join("project");
-        copy_tree(&task.project, &project)?;
-        if let Some(overlay) = &task.overlay {
-            copy_tree(overlay, &project)?;
-        }
+        materialize(task, &project)?;
         let log_path = run_dir.join("run.log");
         let log = std::fs::File::create(&log_path)
             .with_context(|| format!("creating {}", log_path.display()))?;
@@ -192,6 +189,16 @@ fn run_one(config: &DeployBenchConfig, task: &Task, arm: Arm) -> RunRecord {
     }
     record.wall_s = started.elapsed().as_secs_f64();
     record
+}
+
+/// The project a run deploys: a copy of the task's project at `dest` (created) with the task's
+/// overlay copied over it.
+pub fn materialize(task: &Task, dest: &Path) -> Result<()> {
+    copy_tree(&task.project, dest)?;
+    if let Some(overlay) = &task.overlay {
+        copy_tree(overlay, dest)?;
+    }
+    Ok(())
 }
 
 /// Copy `from` into `to` (created), skipping session folders, build outputs and caches.

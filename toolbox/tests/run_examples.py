@@ -21,6 +21,12 @@ Needs only python3 (3.11+); the toolchains come from ~/.cache/aipc/toolchains/<t
 
 --save-failures DIR writes the output of a failing tool call or check (stdout, then stderr: what
 the engine's classifier reads) to DIR/<example>.<target>.<script>.txt.
+
+`edit_file` (the engine's built-in tool) is emulated for --call: its `search` text must occur
+exactly once in `path` (no whitespace-tolerant matching), e.g.
+    --call 'inspect:edit_file:{"path": "aipc.toml", "search": "opset = 13", "replace": "opset = 18"}'
+--overlay DIR copies DIR's files over the copy (a DeployBench task's overlay); tests/deploybench/
+verify_tasks.py runs the tasks this way.
 """
 import argparse
 import glob
@@ -141,6 +147,7 @@ def gate_ok(gate, metrics):
 class Runner:
     def __init__(self, args):
         self.args, self.rows, self.failed = args, [], False
+        self.failed_stage, self.fail_text = None, ""  # the first failing stage and its checks' output
         self.example = Path(args.example) if "/" in args.example else ROOT / "examples" / args.example
         if not (self.example / "aipc.toml").exists():
             sys.exit(f"error: {self.example} has no aipc.toml")
@@ -162,7 +169,22 @@ class Runner:
                            executable="/bin/bash" if shell else None)
         return p, time.monotonic() - t0
 
+    def edit_file(self, stage, args):
+        """The engine's edit_file, exact matches only: replace the one occurrence of `search`."""
+        path = self.work / args["path"]
+        text = path.read_text() if path.is_file() else ""
+        count = text.count(args["search"]) if args["search"] else 0
+        ok = count == 1
+        if ok:
+            path.write_text(text.replace(args["search"], args["replace"], 1))
+        self.rows.append({"stage": stage, "step": f"edit_file {args['path']}", "script": "edit_file", "wall_s": 0.0,
+                          "ok": ok, "metrics": {}})
+        print(f"  [{stage}] edit_file {json.dumps(args)} -> {'ok' if ok else f'FAILED ({count} matches)'}")
+        return ok
+
     def call(self, stage, tool, args):
+        if tool == "edit_file":
+            return self.edit_file(stage, args)
         entry = self.tools.get(tool)
         if entry is None:
             sys.exit(f"error: tool {tool!r} is not in {self.args.target}'s toolbox.toml ({', '.join(self.tools)})")
@@ -177,6 +199,7 @@ class Runner:
         for w in warn:
             print(f"    {w}")
         if not ok:
+            self.fail_text += p.stdout + p.stderr
             tail = (p.stdout + p.stderr).strip().splitlines()[-12:]
             print("    " + "\n    ".join(tail))
             self.save(script.name, p.stdout, p.stderr)
@@ -213,6 +236,7 @@ class Runner:
         for w in why:
             print(f"    {w}")
         if not ok:
+            self.fail_text += out + err + "".join(w + "\n" for w in why)
             if not any(w.startswith("aipc-gate-failed") for w in why) and (out or err):
                 print("    " + "\n    ".join((out + err).strip().splitlines()[-12:]))
             self.save(Path(os.path.expandvars(script)).name, out, err)
@@ -229,17 +253,20 @@ class Runner:
         else:
             tmp = tempfile.mkdtemp(prefix=f"aipc-{self.name}-")
             self.work = Path(tmp) / self.name
-            shutil.copytree(self.example, self.work, ignore=shutil.ignore_patterns("build", "__pycache__"))
+            shutil.copytree(self.example, self.work, ignore=shutil.ignore_patterns("build", "__pycache__", ".aipc"))
+        if self.args.overlay:
+            shutil.copytree(self.args.overlay, self.work, dirs_exist_ok=True)
         print(f"{self.name} on {self.args.target} in {self.work}")
         t0 = time.monotonic()
         try:
-            for st in stages_of(self.args.target, self.example):
+            for st in stages_of(self.args.target, self.work):
                 actions = calls.get(st["name"], DEFAULT_ACTIONS.get(st["name"], []))
                 stage_ok = all(self.call(st["name"], tool, a) for tool, a in actions)
                 for c in st.get("check", []):
                     stage_ok = self.check(st["name"], c) and stage_ok
                 if not stage_ok:
                     self.failed = True
+                    self.failed_stage = self.failed_stage or st["name"]
                     print(f"stage {st['name']!r} FAILED")
                     if not self.args.keep_going:
                         break
@@ -268,6 +295,7 @@ def main():
     ap.add_argument("--keep-going", action="store_true", help="run the later stages after a failure")
     ap.add_argument("--in-place", action="store_true", help="work in the example folder itself (build/ is written there)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary copy")
+    ap.add_argument("--overlay", metavar="DIR", help="copy DIR's files over the project copy (a DeployBench task's overlay)")
     ap.add_argument("--json", metavar="FILE", help="write the steps and timings as JSON")
     ap.add_argument("--save-failures", metavar="DIR", help="save failing steps' output as DIR/<example>.<target>.<script>.txt")
     sys.exit(Runner(ap.parse_args()).run())

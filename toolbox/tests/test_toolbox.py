@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Unit checks of the toolbox that need no toolchain run (seconds): argument parsing from the
 manifests, metrics, the calibration-outlier rule, aipc.toml loading errors, the two codemods
-(rewrites, exactness of the median network, refusals), and the smoke runner's gate parser.
+(rewrites, exactness of the median network, refusals), the smoke runner's gate parser, the
+run-time input contract (run_inputs: dtype/layout/fixed-dim lines, checked against the
+signature tables), dynamic batch/sequence shapes, the shipped artifact and the ORT calibration
+feed.
 
 Run with a target venv's python (numpy needed; torch for the median check):
     ~/.cache/aipc/toolchains/onnxruntime-cpu/venv/bin/python toolbox/tests/test_toolbox.py
@@ -24,9 +27,9 @@ sys.path.insert(0, str(ROOT / "toolbox" / "tests"))
 
 import numpy as np  # noqa: E402
 
-from aipc_toolbox import args, calib, metrics  # noqa: E402
+from aipc_toolbox import args, calib, feed, metrics  # noqa: E402
 from aipc_toolbox.emit import ToolError  # noqa: E402
-from aipc_toolbox.project import Project  # noqa: E402
+from aipc_toolbox.project import Project, budget_line  # noqa: E402
 
 CHECKS = []
 ORT = ROOT / "toolbox" / "targets" / "onnxruntime-cpu"
@@ -215,6 +218,127 @@ def onnx_export_is_the_same_wherever_it_is_built():
         assert built[0] == built[1], "the artifact differs between two build paths"
         onnx_bytes = built[0]["model.onnx"]
         assert b"model.py" in onnx_bytes and a.encode() not in onnx_bytes and b.encode() not in onnx_bytes
+
+
+def _lines(fn):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        out = fn()
+    return out, buf.getvalue().splitlines()
+
+
+def _signature(target, sig_id):
+    """The Python-compiled regex of a signature (Rust `regex` syntax is Python's for these)."""
+    import re
+    import tomllib
+
+    with open(ROOT / "toolbox" / "targets" / target / "signatures.toml", "rb") as f:
+        table = tomllib.load(f)
+    sig = next(s for s in table["signature"] if s["id"] == sig_id)
+    return re.compile(sig["regex"])
+
+
+@check
+def preprocessing_lines_name_the_file_and_match_the_tables():
+    import torch
+
+    want = [{"name": "image", "shape": [1, 1, 8, 8], "dtype": "float32"}]
+    found, lines = _lines(lambda: feed.check_preprocessing("infer.py run_inputs()", 0, [np.zeros((1, 1, 8, 8))], want))
+    assert found == [("dtype", "image", "float64", "float32")], found
+    assert lines == ["aipc-warning: input dtype: item 0 of infer.py run_inputs() feeds image as float64, "
+                     "the artifact takes float32"], lines
+    found, lines = _lines(lambda: feed.check_preprocessing("infer.py run_inputs()", 3, [torch.zeros(1, 8, 8, 1)], want))
+    assert found == [("layout", "image", (1, 8, 8, 1), (1, 1, 8, 8))], found
+    assert lines[0].endswith("feeds image as (1, 8, 8, 1), the artifact takes (1, 1, 8, 8): channels-last data for a "
+                             "channels-first model"), lines
+    # ORT type strings, ExecuTorch's "float", a symbolic dim: nothing to say.
+    ok = [{"name": "x", "shape": ["batch", 1, 8, 8], "dtype": "tensor(float)"}]
+    assert _lines(lambda: feed.check_preprocessing("o", 0, [np.zeros((4, 1, 8, 8), np.float32)], ok)) == ([], [])
+    assert feed.dtype_name("float") == "float32" and feed.dtype_name(torch.zeros(1, dtype=torch.int64)) == "int64"
+    for target in ("onnxruntime-cpu", "executorch-xnnpack"):
+        m = _signature(target, "run.input_dtype").search(
+            "aipc-warning: input dtype: item 0 of infer.py run_inputs() feeds image as float64, the artifact takes float32")
+        assert m and m["file"] == "infer.py" and m["got"] == "float64", target
+        assert _signature(target, "run.input_layout").search(lines[0])["expected"] == "(1, 1, 8, 8)", target
+
+
+@check
+def fixed_dims_are_the_sizes_the_app_varies():
+    frames = [(np.zeros((1, t, 8), np.float32),) for t in (6, 16, 23)]
+    static = [{"name": "frames", "shape": [1, 16, 8], "dtype": "float32"}]
+    found, lines = _lines(lambda: feed.fixed_dims("infer.py run_inputs()", frames, static))
+    assert found == [{"input": "frames", "dim": 1, "fixed": 16, "sizes": [6, 16, 23]}], found
+    assert lines == ["aipc-warning: fixed dim: infer.py run_inputs() feeds frames with sizes 6, 16, 23 in dim 1 "
+                     "(dynamic_seq), the artifact fixes it to 16"], lines
+    m = _signature("onnxruntime-cpu", "shape.fixed_dim").search(lines[0])
+    assert m and m["option"] == "dynamic_seq" and m["dim"] == "1", lines
+    # A symbolic dim takes any size; a permutation (a layout fault) is the run stage's business.
+    dynamic = [{"name": "frames", "shape": [1, "seq", 8], "dtype": "float32"}]
+    assert _lines(lambda: feed.fixed_dims("o", frames, dynamic)) == ([], [])
+    nhwc = [(np.zeros((1, 8, 8, 1), np.float32),)]
+    assert _lines(lambda: feed.fixed_dims("o", nhwc, [{"name": "i", "shape": [1, 1, 8, 8]}])) == ([], [])
+    found, lines = _lines(lambda: feed.fixed_dims("f.py g()", [(np.zeros((8, 1, 8, 8)),)], [{"name": "i", "shape": [1, 1, 8, 8]}]))
+    assert found[0]["dim"] == 0 and "(dynamic_batch)" in lines[0], lines
+
+
+@check
+def dynamic_shapes_share_batch_and_sequence_dims():
+    import torch
+
+    from aipc_toolbox.tensors import dynamic_shapes
+
+    assert dynamic_shapes((torch.zeros(2, 4),), False, False) is None
+    tokens, mask, scalar = torch.zeros(1, 16, 8), torch.zeros(1, 16), torch.zeros(1)
+    shapes = dynamic_shapes((tokens, mask, scalar), batch=False, seq=True, seq_max=32)
+    assert list(shapes[0]) == [1] and list(shapes[1]) == [1] and shapes[2] is None, shapes
+    assert shapes[0][1] is shapes[1][1] and shapes[0][1].max == 32, "one shared Dim"
+    both = dynamic_shapes((torch.zeros(2, 16, 8),), batch=True, seq=True)
+    assert sorted(both[0]) == [0, 1]
+    raises(lambda: dynamic_shapes((torch.zeros(1, 16, 8),), batch=True), "batch >= 2")
+    raises(lambda: dynamic_shapes((torch.zeros(1, 1, 8),), seq=True), "length >= 2")
+
+
+@check
+def project_run_inputs_shipped_artifact_and_new_keys():
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "app.py").write_text("import numpy as np\ndef feed():\n    return [np.zeros((1, 4)), (np.ones((1, 4)),)]\n")
+        Path(d, "aipc.toml").write_text('[project]\nmodel = "m:f"\nexample_inputs = "d:x"\nrun_inputs = "app:feed"\n'
+                                        'dynamic_seq = true\nquantize = "none"\n')
+        p = Project(d)
+        items = p.run_inputs()
+        assert len(items) == 2 and all(isinstance(i, tuple) and len(i) == 1 for i in items), items
+        assert p.spec_file("run_inputs") == ("app.py", "feed") and feed.where(p) == "app.py feed()"
+        assert p["dynamic_seq"] is True and p["seq_max"] == 64
+        assert p.shipped("build/model.onnx", "build/model_int8.onnx") == "build/model.onnx"
+        Path(d, "aipc.toml").write_text('[project]\nmodel = "m:f"\nexample_inputs = "d:x"\nseq_max = "long"\n')
+        raises(lambda: Project(d), "aipc.toml:4: key 'seq_max'")
+        Path(d, "aipc.toml").write_text('[project]\nmodel = "m:f"\nexample_inputs = "d:x"\n')
+        assert Project(d).run_inputs() == [] and Project(d).shipped("a", "b") == "b"
+
+
+@check
+def fp32_over_budget_line_matches_the_tables():
+    out = {"p50_ms": 0.5625, "int8_p50_ms": 0.21}
+    line = "aipc-warning: fp32 over budget: " + budget_line("build/model.onnx", out, 0.3, "build/model_int8.onnx", "none")
+    assert line.endswith('meets it: ship it: quantize = "int8" in aipc.toml (now "none")'), line
+    for target in ("onnxruntime-cpu", "executorch-xnnpack"):
+        m = _signature(target, "perf.fp32_over_budget").search(line)
+        assert m and m["measured"] == "0.562" and m["threshold"] == "0.3" and m["int8_measured"] == "0.210", (target, line)
+
+
+@check
+def ort_calibration_feed_keeps_integer_inputs_and_variable_lengths():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ort_quantize", ORT / "quantize.py")
+    q = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(q)
+    samples = [(np.zeros((1, n), np.int64), np.ones((1, n), np.float64)) for n in (4, 7)]
+    feeds = q._feeds(samples, ["tokens", "mask"], fixed=1)
+    assert [f["tokens"].shape for f in feeds] == [(1, 4), (1, 7)], feeds
+    assert feeds[0]["tokens"].dtype == np.int64 and feeds[0]["mask"].dtype == np.float32
+    stacked = q._feeds([(np.zeros((1, 3), np.float32),)] * 5, ["x"], fixed=2)
+    assert [f["x"].shape for f in stacked] == [(2, 3)] * 3, "re-cut to the fixed batch, the last one padded"
 
 
 def main():

@@ -8,9 +8,11 @@ eval_data = "data:eval_set"                 # -> (tuple of batched inputs, label
 calibration_data = "data:calibration_set"   # -> list of input tuples
 input_names = ["image"]
 output_names = ["logits"]
+run_inputs = "infer:run_inputs"            # -> list of input tuples as the app feeds them (optional)
 dynamic_batch = true
+dynamic_seq = false                         # dim 1 of every input of rank >= 2 dynamic (sequences)
 opset = 18
-quantize = "int8"                           # or "none"
+quantize = "int8"                           # or "none": the artifact the project ships
 latency_budget_ms = 5.0
 ```
 
@@ -32,12 +34,15 @@ KEYS = {
     "example_inputs": (str, None, "module:function returning a tuple of input tensors (batch >= 2)"),
     "eval_data": (str, None, "module:function returning (tuple of batched inputs, labels tensor)"),
     "calibration_data": (str, None, "module:function returning a list of input tuples"),
+    "run_inputs": (str, None, "module:function returning the input tuples the application feeds the deployed model"),
     "input_names": (list, None, "names of the graph inputs"),
     "output_names": (list, None, "names of the graph outputs"),
     "dynamic_batch": (bool, False, "export with a dynamic batch dimension"),
     "batch_max": (int, 64, "upper bound of the dynamic batch dimension"),
+    "dynamic_seq": (bool, False, "export dim 1 of every input of rank >= 2 as a dynamic sequence dimension"),
+    "seq_max": (int, 64, "upper bound of the dynamic sequence dimension"),
     "opset": (int, 18, "ONNX opset to request"),
-    "quantize": (str, "int8", '"int8" or "none"'),
+    "quantize": (str, "int8", '"int8" or "none": the artifact the project ships (INT8 or FP32)'),
     "latency_budget_ms": ((int, float), None, "latency budget of the performance stage"),
     "threads": (int, 1, "threads the runtime may use when profiling"),
     "min_delegated_ratio": ((int, float), None, "executorch: lowest acceptable delegated ratio"),
@@ -201,6 +206,33 @@ class Project:
             raise ToolError(f"{self.cfg['calibration_data']} returned no samples")
         return out
 
+    def run_inputs(self):
+        """The inputs the project's application feeds the deployed model (aipc.toml `run_inputs`):
+        a list of input tuples (tensors or numpy arrays, exactly as the app builds them: its own
+        preprocessing, batch sizes and sequence lengths); [] when the key is not set."""
+        if not self.cfg.get("run_inputs"):
+            return []
+        d = self._call("run_inputs")
+        out = []
+        for i, item in enumerate(d if isinstance(d, (list, tuple)) else [d]):
+            if hasattr(item, "shape"):
+                item = (item,)
+            item = tuple(item)
+            if not item or not all(hasattr(t, "shape") and hasattr(t, "dtype") for t in item):
+                raise ToolError(f"{self._where('run_inputs')}: {self.cfg['run_inputs']}: item {i} is not a tuple of tensors or arrays")
+            out.append(item)
+        return out
+
+    def spec_file(self, key):
+        """`infer.py` for `run_inputs = "infer:run_inputs"`: the file that holds a module:function."""
+        spec = self.cfg.get(key) or ""
+        module, _, function = spec.partition(":")
+        return module.replace(".", "/") + ".py", function
+
+    def shipped(self, fp32, int8):
+        """The artifact the project ships: `int8` when aipc.toml quantize = "int8", else `fp32`."""
+        return int8 if self.cfg["quantize"] == "int8" else fp32
+
     def input_names(self, count):
         names = self.cfg["input_names"] or (["input"] if count == 1 else [f"input_{i}" for i in range(count)])
         if len(names) != count:
@@ -218,3 +250,11 @@ class Project:
 
 def load(root=None):
     return Project(root)
+
+
+def budget_line(path, out, budget, int8, quantize):
+    """The text of `aipc-warning: fp32 over budget: ...` (both targets' profile.py)."""
+    ship = ('ship it: quantize = "int8" in aipc.toml (now "none")' if quantize != "int8"
+            else 'aipc.toml quantize = "int8" ships it; profile {} measures it')
+    return (f"{path} p50 {out['p50_ms']:.3f} ms > {float(budget)} ms budget; {int8} p50 {out['int8_p50_ms']:.3f} ms "
+            f"meets it: {ship}")

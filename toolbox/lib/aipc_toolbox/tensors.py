@@ -47,3 +47,32 @@ def rebatch(inputs, batch):
         reps = -(-batch // t.shape[0])
         out.append(torch.cat([t] * reps)[:batch] if reps > 1 else t[:batch])
     return tuple(out)
+
+
+def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64):
+    """torch.export `dynamic_shapes` for the example inputs, or None when nothing is dynamic.
+
+    batch: dim 0 of every input is one shared Dim "batch" (1..batch_max); seq: dim 1 of every
+    input of rank >= 2 is one shared Dim "seq" (1..seq_max), the batch-first sequence layout
+    (tokens (B, T), frames (B, T, F), a mask (B, T)). A dynamic dim needs an example size >= 2:
+    torch.export specialises sizes 0 and 1 to constants.
+    """
+    import torch
+
+    from .emit import ToolError
+
+    if not (batch or seq):
+        return None
+    for i, t in enumerate(inputs):
+        if batch and t.shape[0] < 2:
+            raise ToolError(f"example input {i} has batch {t.shape[0]} with a dynamic batch: give example_inputs a batch "
+                            ">= 2 (torch.export specialises a size-1 dimension to a constant)")
+        if seq and t.dim() >= 2 and t.shape[1] < 2:
+            raise ToolError(f"example input {i} has sequence length {t.shape[1]} (dim 1) with a dynamic sequence: give "
+                            "example_inputs a length >= 2 (torch.export specialises a size-1 dimension to a constant)")
+    dims = {}
+    if batch:
+        dims[0] = torch.export.Dim("batch", min=1, max=batch_max)
+    if seq:
+        dims[1] = torch.export.Dim("seq", min=1, max=seq_max)
+    return tuple({d: v for d, v in dims.items() if d < t.dim()} or None for t in inputs)

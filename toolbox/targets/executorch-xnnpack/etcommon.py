@@ -137,13 +137,10 @@ def read_sidecar(path):
     return side
 
 
-def dynamic_shapes(inputs, dynamic, batch_max):
-    import torch
+def dynamic_shapes(inputs, dynamic, batch_max, seq=False, seq_max=64):
+    from aipc_toolbox.tensors import dynamic_shapes as shapes
 
-    if not dynamic:
-        return None
-    batch = torch.export.Dim("batch", min=1, max=batch_max)
-    return tuple({0: batch} for _ in inputs)
+    return shapes(inputs, dynamic, seq, batch_max, seq_max)
 
 
 def load_method(path):

@@ -1,6 +1,7 @@
 """executorch-xnnpack target, tool `export`: export the project's PyTorch model to a .pte.
 
-torch.export.export (with a dynamic batch torch.export.Dim when asked) ->
+torch.export.export (with a dynamic batch and/or sequence torch.export.Dim when asked: dim 0, and
+dim 1 of every input of rank >= 2) ->
 to_edge_transform_and_lower(partitioner=[XnnpackPartitioner()]) -> to_executorch() ->
 build/model.pte. The delegation breakdown (get_delegation_info: delegated vs non-delegated
 ops) is only known here, so it is written next to the artifact as build/model.pte.json, with
@@ -27,25 +28,26 @@ def body(a):
 
     p = Project()
     dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
+    seq = p["dynamic_seq"] if a["dynamic_seq"] is None else a["dynamic_seq"]
     out = a["output"]
     model = p.load_model()
     inputs = p.example_inputs()
     for stale in (out, etcommon.sidecar_path(out)):
         if os.path.exists(stale):
             os.remove(stale)
-    emit.note(f"exporting {p['model']} to {out}: torch.export, dynamic batch {dynamic}, inputs "
+    emit.note(f"exporting {p['model']} to {out}: torch.export, dynamic batch {dynamic}, dynamic seq {seq}, inputs "
               + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
     t0 = time.monotonic()
-    ep = torch.export.export(model, inputs, dynamic_shapes=etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"]))
+    ep = torch.export.export(model, inputs, dynamic_shapes=etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"]))
     export_s = time.monotonic() - t0
     emit.note(f"torch.export done in {export_s:.2f} s; lowering with XnnpackPartitioner")
     side = etcommon.lower_and_save(ep, out, {
         "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
-        "quantized": False, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
+        "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": False, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
     })
     d = side["delegation"]
     return {"artifact": out, "sidecar": etcommon.sidecar_path(out), "bytes": side["bytes"], "dynamic_batch": int(bool(dynamic)),
-            **{k: v for k, v in d.items() if k not in ("per_op", "summary")},
+            "dynamic_seq": int(bool(seq)), **{k: v for k, v in d.items() if k not in ("per_op", "summary")},
             "export_s": round(export_s, 3), "lower_s": side["lower_s"]}
 
 

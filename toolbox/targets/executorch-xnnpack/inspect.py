@@ -13,7 +13,10 @@ delegated_subgraphs, compute_ops, non_delegated_compute_ops, delegated_ratio, qu
 dynamic_batch (1/0); list non_delegated_ops; min_delegated_ratio (aipc.toml [project], default
 1.0: every compute op delegated) and delegation_ok (1 when delegated_ratio >= min_delegated_ratio),
 which the contract's delegation gate reads. Partial delegation always prints
-`aipc-warning: partial delegation: ...`, also when the project accepts it.
+`aipc-warning: partial delegation: ...`, also when the project accepts it. With aipc.toml
+`run_inputs` (what the app feeds at run time): run_inputs (count) and dynamic_dims_ok (1 when
+every size they feed fits the artifact's dims; `aipc-warning: fixed dim: ...` names the others);
+dynamic_dims_ok is 1 without run_inputs.
 """
 import aipc_toolbox
 
@@ -21,7 +24,7 @@ aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead 
 
 import os
 
-from aipc_toolbox import emit
+from aipc_toolbox import emit, feed
 from aipc_toolbox.project import Project
 
 
@@ -42,6 +45,12 @@ def body(a):
     for kind in ("inputs", "outputs"):
         for i, t in enumerate(meta[kind] or []):
             emit.note(f"{kind[:-1]} {i}: {t.get('dtype')}{t.get('shape')}")
+    p = Project()
+    run_items = p.run_inputs()
+    names = (side or {}).get("input_names") or p.input_names(len(meta["inputs"] or []))
+    expected = [{"name": n, **t} for n, t in zip(names, meta["inputs"] or [])]
+    fixed = feed.fixed_dims(feed.where(p), run_items, expected) if run_items else []
+    out.update({"run_inputs": len(run_items), "fixed_dims": fixed, "dynamic_dims_ok": int(not fixed)})
     if side is None:
         emit.note(f"no {etcommon.sidecar_path(path)}: delegation is unknown (a .pte does not record it); "
                   "re-run export or quantize, which write it")
@@ -54,8 +63,9 @@ def body(a):
     etcommon.warn_partial(d)
     out.update({k: v for k, v in d.items() if k not in ("summary",)})
     out.update({"delegation_known": 1, "quantized": int(bool(side.get("quantized"))),
-                "dynamic_batch": int(bool(side.get("dynamic_batch"))), "batch_max": side.get("batch_max")})
-    floor = Project().get("min_delegated_ratio", 1.0)
+                "dynamic_batch": int(bool(side.get("dynamic_batch"))), "batch_max": side.get("batch_max"),
+                "dynamic_seq": int(bool(side.get("dynamic_seq"))), "seq_max": side.get("seq_max")})
+    floor = p.get("min_delegated_ratio", 1.0)
     out["min_delegated_ratio"] = floor
     out["delegation_ok"] = int(d["delegated_ratio"] >= floor and d["compute_ops"] > 0)
     if d["non_delegated_compute_ops"] and out["delegation_ok"]:

@@ -1,4 +1,6 @@
-"""executorch-xnnpack target, tool `profile`: latency of a .pte with executorch.runtime.
+"""executorch-xnnpack target, tool `profile`: latency of a .pte with executorch.runtime; by default
+the one the project ships (build/model_int8.pte with aipc.toml quantize = "int8", else
+build/model.pte).
 
 Sets the XNNPACK threadpool to `threads` (ExecuTorch pybindings' _unsafe_reset_threadpool),
 runs the project's example input re-cut to `batch` rows (default: the artifact's static batch,
@@ -6,8 +8,11 @@ or 1 with a dynamic batch), `warmup` untimed runs, then up to `iters` timed runs
 max_s seconds); each run is one Method.execute call from Python (its overhead included).
 Compares the median with the project's aipc.toml `latency_budget_ms`.
 
-Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, threads, batch, latency_budget_ms,
+Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, threads, batch, kind (fp32/int8), latency_budget_ms,
 within_budget (1 when p50_ms <= latency_budget_ms; left out when the project sets no budget).
+An FP32 program over the budget is compared with its INT8 sibling (build/model_int8.pte) when
+that exists: int8_p50_ms, int8_within_budget, and `aipc-warning: fp32 over budget: ...` when the
+INT8 program meets the budget (aipc.toml quantize = "int8" ships it).
 """
 import aipc_toolbox
 
@@ -19,16 +24,17 @@ import time
 import numpy as np
 
 from aipc_toolbox import emit
-from aipc_toolbox.project import Project
+from aipc_toolbox.project import Project, budget_line
 from aipc_toolbox.tensors import rebatch
 
 
-def body(a):
+FP32, INT8 = "build/model.pte", "build/model_int8.pte"
+
+
+def measure(path, p, a, threads):
+    """Latency of one program: (times in ms, batch, threadpool size, quantized)."""
     import etcommon
 
-    path = etcommon.require_artifact(a["artifact"])
-    p = Project()
-    threads = a["threads"] or p.get("threads", 1)
     side = etcommon.read_sidecar(path) or {}
     ex = p.example_inputs()
     batch = a["batch"] or (1 if side.get("dynamic_batch") else int(side.get("example_batch") or ex[0].shape[0]))
@@ -45,16 +51,34 @@ def body(a):
         times.append(time.perf_counter() - t0)
         if time.monotonic() > deadline and len(times) >= 5:
             break
-    ms = np.array(times) * 1000
-    out = {"artifact": path, "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-           "mean_ms": float(ms.mean()), "min_ms": float(ms.min()), "runs": len(ms), "threads": threads,
-           "threadpool_threads": got, "batch": batch, "bytes": os.path.getsize(path)}
+    return np.array(times) * 1000, batch, got, bool(side.get("quantized"))
+
+
+def body(a):
+    import etcommon
+
+    p = Project()
+    path = etcommon.require_artifact(a["artifact"] or p.shipped(FP32, INT8),
+                                     hint="call export (FP32) or quantize (INT8) first")
+    threads = a["threads"] or p.get("threads", 1)
+    ms, batch, got, quantized = measure(path, p, a, threads)
+    kind = "int8" if quantized else "fp32"
+    out = {"artifact": path, "kind": kind, "quantize": p["quantize"], "p50_ms": float(np.percentile(ms, 50)),
+           "p95_ms": float(np.percentile(ms, 95)), "mean_ms": float(ms.mean()), "min_ms": float(ms.min()),
+           "runs": len(ms), "threads": threads, "threadpool_threads": got, "batch": batch, "bytes": os.path.getsize(path)}
     budget = p.get("latency_budget_ms")
-    emit.note(f"{path}: p50 {out['p50_ms']:.3f} ms, p95 {out['p95_ms']:.3f} ms over {len(ms)} runs "
+    emit.note(f"{path} ({kind}): p50 {out['p50_ms']:.3f} ms, p95 {out['p95_ms']:.3f} ms over {len(ms)} runs "
               f"(batch {batch}, {threads} thread(s))" + (f"; budget {budget} ms" if budget else ""))
     if budget:
         out["latency_budget_ms"] = float(budget)
         out["within_budget"] = int(out["p50_ms"] <= budget)
+        if not out["within_budget"] and kind == "fp32" and os.path.isfile(INT8) and os.path.abspath(path) != os.path.abspath(INT8):
+            ms8, _, _, _ = measure(INT8, p, a, threads)
+            out["int8_p50_ms"] = float(np.percentile(ms8, 50))
+            out["int8_within_budget"] = int(out["int8_p50_ms"] <= budget)
+            emit.note(f"{INT8} (int8): p50 {out['int8_p50_ms']:.3f} ms over {len(ms8)} runs, same settings")
+            if out["int8_within_budget"]:
+                emit.warn("fp32 over budget", budget_line(path, out, budget, INT8, p["quantize"]))
     else:
         emit.note("no latency_budget_ms in aipc.toml [project]: within_budget is not computed; set a budget for the performance gate")
     return out

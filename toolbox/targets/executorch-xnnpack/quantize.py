@@ -10,6 +10,9 @@ Activation observer: XNNPACK's default is a HistogramObserver (observer="histogr
 observer="minmax" takes the extremes, and moving_average=true uses a
 MovingAverageMinMaxObserver (averaging_constant 0.01) that dampens a single extreme sample.
 
+The INT8 program takes the inputs the FP32 one does: a dynamic batch / sequence dim is, by
+default, the one build/model.pte was exported with (its sidecar), else aipc.toml's.
+
 Calibration outliers are checked every time: a sample whose max|x| is more than
 outlier_factor x the median max|x| prints `aipc-warning: calibration outlier: sample i ...`;
 drop_outliers=true leaves those samples out.
@@ -45,7 +48,7 @@ def _batches(samples, fixed):
     """Calibration inputs: one per sample, or re-cut to a static batch size."""
     import torch
 
-    if fixed is None:
+    if fixed is None or all(s[0].shape[0] == fixed for s in samples):
         return [tuple(s) for s in samples]
     stacked = [torch.cat([s[i] for s in samples]) for i in range(len(samples[0]))]
     n = stacked[0].shape[0]
@@ -65,7 +68,13 @@ def body(a):
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     p = Project()
-    dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
+    try:
+        fp32_side = etcommon.read_sidecar("build/model.pte") if os.path.isfile("build/model.pte") else None
+    except emit.ToolError:
+        fp32_side = None
+    fp32_side = fp32_side or {}
+    dynamic = a["dynamic_batch"] if a["dynamic_batch"] is not None else fp32_side.get("dynamic_batch", p["dynamic_batch"])
+    seq = a["dynamic_seq"] if a["dynamic_seq"] is not None else fp32_side.get("dynamic_seq", p["dynamic_seq"])
     out = a["output"]
     model = p.load_model()
     inputs = p.example_inputs()
@@ -77,9 +86,9 @@ def body(a):
     kept = [s for i, s in enumerate(samples) if not (a["drop_outliers"] and i in found)]
     if not kept:
         raise emit.ToolError("every calibration sample was dropped as an outlier; raise outlier_factor")
-    shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"])
+    shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"])
     cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
-    emit.note(f"PT2E int8: XNNPACKQuantizer, per_channel {a['per_channel']}, activation observer "
+    emit.note(f"PT2E int8: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {a['per_channel']}, activation observer "
               f"{'moving_average' if a['moving_average'] else a['observer']}, {len(kept)} calibration samples")
     for stale in (out, etcommon.sidecar_path(out)):
         if os.path.exists(stale):
@@ -97,7 +106,7 @@ def body(a):
     emit.note(f"calibrated and converted in {quant_s:.2f} s; lowering with XnnpackPartitioner")
     side = etcommon.lower_and_save(ep, out, {
         "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
-        "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
+        "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
         "quantize": {"per_channel": a["per_channel"], "observer": a["observer"], "moving_average": a["moving_average"],
                      "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept)},
     })

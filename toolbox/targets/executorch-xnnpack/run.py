@@ -1,11 +1,19 @@
 """executorch-xnnpack target, tool `run_artifact`: load a .pte with executorch.runtime and run the
-project's example inputs through its forward method.
+project's example inputs through its forward method, then every input of aipc.toml `run_inputs`
+(what the project's application feeds at run time, built by its own preprocessing, e.g. infer.py;
+numpy arrays become tensors with torch.from_numpy, dtype and strides kept).
+
+Before feeding a run input, its dtypes and shapes are compared with the artifact's inputs (from
+the .pte.json sidecar): a dtype the program does not take, or its sizes in another order (NHWC
+frames for an NCHW model), print `aipc-warning: input dtype: ...` / `aipc-warning: input
+layout: ...` naming the file that builds them; the runtime's own error follows.
 
 Missing kernels (`Missing operator: [0] aten::_unique2.out`, `Failed to load method forward,
 error: 0x:14`) and input-contract errors (`Attempted to resize a static tensor`, error 0x10 /
 0x12) are ExecuTorch's own log lines (stderr) and exception; they surface unchanged.
 
-Metrics: ran (1/0), finite (1/0), batch, outputs (index -> shape), load_ms, run_ms.
+Metrics: ran (1/0), finite (1/0), batch, outputs (index -> shape), load_ms, run_ms, run_inputs
+(how many were fed).
 """
 import aipc_toolbox
 
@@ -13,7 +21,7 @@ aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead 
 
 import time
 
-from aipc_toolbox import emit
+from aipc_toolbox import emit, feed
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import rebatch
 
@@ -42,10 +50,27 @@ def body(a):
     finite = all(bool(torch.isfinite(o).all()) for o in outs if o.is_floating_point())
     for n, s in shapes.items():
         emit.note(f"output {n}: {s}")
+    run_items = p.run_inputs()
+    if run_items:
+        import numpy as np
+
+        origin = feed.where(p)
+        side = etcommon.read_sidecar(path)
+        meta = side if side else etcommon.program_meta(path)
+        in_names = (side or {}).get("input_names") or p.input_names(len(meta["inputs"]))
+        expected = [{"name": n, **t} for n, t in zip(in_names, meta["inputs"])]
+        emit.note(f"feeding the {len(run_items)} run inputs of {origin} (aipc.toml run_inputs) as the app builds them")
+        for k, item in enumerate(run_items):
+            tensors = [torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item]
+            feed.check_preprocessing(origin, k, tensors, expected)
+            emit.note(f"run input {k}: " + ", ".join(f"{e['name']}{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}"
+                                                     for e, t in zip(expected, tensors)))
+            ys = method.execute(tensors)
+            finite = finite and all(bool(torch.isfinite(y).all()) for y in ys if y.is_floating_point())
     if not finite:
         emit.note("outputs contain NaN or Inf")
     return {"artifact": path, "ran": 1, "finite": int(finite), "batch": int(inputs[0].shape[0]), "outputs": shapes,
-            "load_ms": round(load_s * 1000, 3), "run_ms": round(run_ms, 3)}
+            "load_ms": round(load_s * 1000, 3), "run_ms": round(run_ms, 3), "run_inputs": len(run_items)}
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 torch.onnx.export(..., dynamo=True) (torch.export -> decompositions -> ONNX translation), with
 the project's input/output names, the requested opset and, optionally, a dynamic batch
-dimension (torch.export.Dim). Weights go to `<artifact>.data` when external_data is on (the
+dimension (dim 0) and a dynamic sequence dimension (dim 1 of every input of rank >= 2), each a
+torch.export.Dim shared by all inputs. Weights go to `<artifact>.data` when external_data is on (the
 artifact is then two files). Afterwards the written opset is read back: the exporter writes
 opset 18 and converts down, and when the conversion fails it keeps 18 without an error, so a
 mismatch is reported as `aipc-warning: opset drift: ...` and `opset_matches: 0`.
@@ -20,6 +21,7 @@ import time
 
 from aipc_toolbox import emit
 from aipc_toolbox.project import Project
+from aipc_toolbox.tensors import dynamic_shapes
 
 
 def body(a):
@@ -31,20 +33,18 @@ def body(a):
 
     opset = a["opset"] or p["opset"]
     dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
+    seq = p["dynamic_seq"] if a["dynamic_seq"] is None else a["dynamic_seq"]
     out = a["output"]
     model = p.load_model()
     inputs = p.example_inputs()
     names = p.input_names(len(inputs))
     out_names = p.output_names()
-    dyn = None
-    if dynamic:
-        batch = torch.export.Dim("batch", min=1, max=p["batch_max"])
-        dyn = tuple({0: batch} for _ in inputs)
+    dyn = dynamic_shapes(inputs, dynamic, seq, p["batch_max"], p["seq_max"])
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     for stale in (out, out + ".data"):
         if os.path.exists(stale):
             os.remove(stale)
-    emit.note(f"exporting {p['model']} to {out}: opset {opset}, dynamic batch {dynamic}, inputs "
+    emit.note(f"exporting {p['model']} to {out}: opset {opset}, dynamic batch {dynamic}, dynamic seq {seq}, inputs "
               + ", ".join(f"{n}{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for n, t in zip(names, inputs)))
     t0 = time.monotonic()
     torch.onnx.export(
@@ -70,6 +70,7 @@ def body(a):
         "opset_matches": int(written == opset),
         "ir_version": m.ir_version,
         "dynamic_batch": int(bool(dynamic)),
+        "dynamic_seq": int(bool(seq)),
         "input_names": [i.name for i in m.graph.input],
         "output_names": [o.name for o in m.graph.output],
         "num_nodes": len(m.graph.node),

@@ -6,14 +6,15 @@ external-data files and whether they exist next to the model, and the project's 
 opset against the written one (silent opset drift). Also runs onnx.checker.
 
 Metrics: opset, ir_version, requested_opset, opset_matches (1/0), external_data_ok (1/0),
-checker_ok (1/0), num_nodes, qdq_nodes, dynamic_batch (1/0), bytes.
+checker_ok (1/0), num_nodes, qdq_nodes, dynamic_batch (1/0), bytes, run_inputs (count),
+dynamic_dims_ok (1/0: every size the run inputs feed fits the artifact's dims; 1 without run_inputs).
 Silent failures print `aipc-warning: opset drift: ...` / `aipc-warning: external data missing: ...`.
 """
 import aipc_toolbox
 
 aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
 
-from aipc_toolbox import emit
+from aipc_toolbox import emit, feed
 from aipc_toolbox.project import Project
 
 
@@ -55,6 +56,8 @@ def body(a):
             emit.note(f"{kind} {v['name']}: {v['dtype']}{v['shape']}")
     emit.note("ops: " + ", ".join(f"{k} x{v}" for k, v in sorted(ops.items())))
     dyn = bool(inputs) and isinstance(inputs[0]["shape"][0] if inputs[0]["shape"] else 0, str)
+    run_items = p.run_inputs()
+    fixed = feed.fixed_dims(feed.where(p), run_items, inputs) if run_items else []
     return {
         "artifact": path,
         "opset": opset,
@@ -73,6 +76,9 @@ def body(a):
         "outputs": outputs,
         "dynamic_batch": int(dyn),
         "bytes": artifact_bytes(path),
+        "run_inputs": len(run_items),
+        "fixed_dims": fixed,
+        "dynamic_dims_ok": int(not fixed),
     }
 
 

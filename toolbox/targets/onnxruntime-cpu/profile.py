@@ -1,32 +1,39 @@
-"""onnxruntime-cpu target, tool `profile`: latency of an .onnx artifact in onnxruntime (CPU).
+"""onnxruntime-cpu target, tool `profile`: latency of an .onnx artifact in onnxruntime (CPU); by
+default the one the project ships (build/model_int8.onnx with aipc.toml quantize = "int8", else
+build/model.onnx).
 
 One session with intra_op_num_threads = threads (inter-op 1), the project's example input
 re-cut to `batch` rows (default 1, or the artifact's fixed batch), `warmup` untimed runs, then
 up to `iters` timed runs (stopping after max_s seconds). Compares the median with the project's
 aipc.toml `latency_budget_ms`.
 
-Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, threads, batch, latency_budget_ms,
+Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, threads, batch, kind (fp32/int8), latency_budget_ms,
 within_budget (1 when p50_ms <= latency_budget_ms; left out when the project sets no budget).
+An FP32 artifact over the budget is compared with its INT8 sibling (build/model_int8.onnx) when
+that exists: int8_p50_ms, int8_within_budget, and `aipc-warning: fp32 over budget: ...` when the
+INT8 model meets the budget (aipc.toml quantize = "int8" ships it).
 """
 import aipc_toolbox
 
 aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
 
+import os
 import time
 
 import numpy as np
 
 from aipc_toolbox import emit
-from aipc_toolbox.project import Project
+from aipc_toolbox.project import Project, budget_line
 from aipc_toolbox.tensors import rebatch
 
 
-def body(a):
-    from ortcommon import artifact_bytes, feed, fixed_batch, require_artifact, session
+FP32, INT8 = "build/model.onnx", "build/model_int8.onnx"
 
-    path = require_artifact(a["artifact"])
-    p = Project()
-    threads = a["threads"] or p.get("threads", 1)
+
+def measure(path, p, a, threads):
+    """Latency of one artifact: (times in ms, batch)."""
+    from ortcommon import feed, fixed_batch, session
+
     sess = session(path, threads=threads)
     batch = a["batch"] or fixed_batch(sess) or 1
     arrays = [t.numpy() for t in rebatch(p.example_inputs(), batch)]
@@ -41,16 +48,34 @@ def body(a):
         times.append(time.perf_counter() - t0)
         if time.monotonic() > deadline and len(times) >= 5:
             break
-    ms = np.array(times) * 1000
-    out = {"artifact": path, "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
-           "mean_ms": float(ms.mean()), "min_ms": float(ms.min()), "runs": len(ms), "threads": threads,
-           "batch": batch, "bytes": artifact_bytes(path)}
+    return np.array(times) * 1000, batch
+
+
+def body(a):
+    from ortcommon import artifact_bytes, is_quantized, require_artifact
+
+    p = Project()
+    path = require_artifact(a["artifact"] or p.shipped(FP32, INT8),
+                            hint="call export (FP32) or quantize (INT8) first")
+    threads = a["threads"] or p.get("threads", 1)
+    ms, batch = measure(path, p, a, threads)
+    kind = "int8" if is_quantized(path) else "fp32"
+    out = {"artifact": path, "kind": kind, "quantize": p["quantize"], "p50_ms": float(np.percentile(ms, 50)),
+           "p95_ms": float(np.percentile(ms, 95)), "mean_ms": float(ms.mean()), "min_ms": float(ms.min()),
+           "runs": len(ms), "threads": threads, "batch": batch, "bytes": artifact_bytes(path)}
     budget = p.get("latency_budget_ms")
-    emit.note(f"{path}: p50 {out['p50_ms']:.3f} ms, p95 {out['p95_ms']:.3f} ms over {len(ms)} runs "
+    emit.note(f"{path} ({kind}): p50 {out['p50_ms']:.3f} ms, p95 {out['p95_ms']:.3f} ms over {len(ms)} runs "
               f"(batch {batch}, {threads} thread(s))" + (f"; budget {budget} ms" if budget else ""))
     if budget:
         out["latency_budget_ms"] = float(budget)
         out["within_budget"] = int(out["p50_ms"] <= budget)
+        if not out["within_budget"] and kind == "fp32" and os.path.isfile(INT8) and os.path.abspath(path) != os.path.abspath(INT8):
+            ms8, _ = measure(INT8, p, a, threads)
+            out["int8_p50_ms"] = float(np.percentile(ms8, 50))
+            out["int8_within_budget"] = int(out["int8_p50_ms"] <= budget)
+            emit.note(f"{INT8} (int8): p50 {out['int8_p50_ms']:.3f} ms over {len(ms8)} runs, same settings")
+            if out["int8_within_budget"]:
+                emit.warn("fp32 over budget", budget_line(path, out, budget, INT8, p["quantize"]))
     else:
         emit.note("no latency_budget_ms in aipc.toml [project]: within_budget is not computed; set a budget for the performance gate")
     return out

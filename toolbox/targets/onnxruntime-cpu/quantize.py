@@ -32,11 +32,41 @@ def _feeds(samples, names, fixed):
     """One {input name: array} dict per calibration batch (re-cut to a fixed batch if needed)."""
     from aipc_toolbox.tensors import chunks
 
-    arrays = [[np.asarray(t.numpy() if hasattr(t, "numpy") else t, dtype=np.float32) for t in s] for s in samples]
-    if fixed is None:
+    def array(t):
+        a = np.asarray(t.numpy() if hasattr(t, "numpy") else t)
+        return a.astype(np.float32) if np.issubdtype(a.dtype, np.floating) else a  # token ids stay integers
+
+    arrays = [[array(t) for t in s] for s in samples]
+    if fixed is None or all(s[0].shape[0] == fixed for s in arrays):
         return [dict(zip(names, s)) for s in arrays]
     stacked = [np.concatenate([s[i] for s in arrays]) for i in range(len(names))]
     return [dict(zip(names, part)) for part, _ in chunks(stacked, fixed, True)]
+
+
+def pre_process(quant_pre_process, src, pre):
+    """quant_pre_process (shape inference + graph optimisation); returns how it ran.
+
+    ORT's symbolic shape inference gives up on some graphs with a symbolic dim (a transformer
+    with a dynamic sequence: "Incomplete symbolic shape inference"); the pre-processing then
+    runs with ONNX's own shape inference only (skip_symbolic_shape), which quantize_static
+    accepts: the quantized graph is the same, the step only loses some optimisations.
+    """
+    try:
+        quant_pre_process(src, pre)
+        return "full"
+    except Exception as e:  # noqa: BLE001 - the message decides
+        if "Incomplete symbolic shape inference" not in str(e):
+            raise
+        emit.note(f"quant_pre_process: {e} (a symbolic dim it cannot follow); pre-processing again with "
+                  "skip_symbolic_shape=True (ONNX shape inference only)")
+        # That path loses an external-data file on the way ("should be stored in /tmp/pre.quant.../...,
+        # but it is not regular file"): give it a one-file copy of the model.
+        import onnx
+
+        inline = os.path.join(os.path.dirname(pre), "model_inline.onnx")
+        onnx.save(onnx.load(src), inline)
+        quant_pre_process(inline, pre, skip_symbolic_shape=True)
+        return "skip_symbolic_shape"
 
 
 def body(a):
@@ -86,7 +116,7 @@ def body(a):
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         pre = os.path.join(tmp, "model_pre.onnx")
-        quant_pre_process(src, pre)
+        pre_mode = pre_process(quant_pre_process, src, pre)
         quantize_static(
             pre, dst, Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
             weight_type=QuantType.QInt8, per_channel=a["per_channel"], calibrate_method=method,
@@ -103,7 +133,7 @@ def body(a):
         "artifact": dst, "bytes": size, "fp32_bytes": fp32, "size_ratio": round(size / fp32, 4),
         "method": a["method"], "moving_average": int(a["moving_average"]), "per_channel": int(a["per_channel"]),
         "calib_samples": len(kept), "calib_outliers": len(found), "outlier_samples": found,
-        "dropped_samples": len(samples) - len(kept), "calib_max_abs_median": median,
+        "dropped_samples": len(samples) - len(kept), "calib_max_abs_median": median, "pre_process": pre_mode,
         "calib_max_abs_max": float(maxes.max()), "qdq_nodes": qdq, "quantize_s": round(quant_s, 3),
     }
 

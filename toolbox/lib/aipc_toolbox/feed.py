@@ -1,0 +1,110 @@
+"""The run-time input contract: what the project's application feeds a deployed model (aipc.toml
+`run_inputs`, e.g. `infer:run_inputs`) against what the artifact takes.
+
+Two kinds of mismatch look alike in a runtime's error message and are repaired in different
+places, so the scripts name them before the runtime does:
+
+- **preprocessing** (run stage, `run_artifact`): an input whose dtype differs from the artifact's
+  (numpy's float64 default against a float32 model), or whose shape holds the artifact's sizes in
+  another order (channels-last frames for a channels-first model). The repair is in the app's
+  preprocessing, the file that defines run_inputs:
+      aipc-warning: input dtype: item 0 of infer.py run_inputs() feeds image as float64, the artifact takes float32
+      aipc-warning: input layout: item 0 of infer.py run_inputs() feeds image as (1, 8, 8, 1), the artifact takes (1, 1, 8, 8): channels-last data for a channels-first model
+- **fixed dims** (inspect stage, `inspect`): the app feeds sizes in a dim the artifact fixes
+  (other batch sizes, other sequence lengths). The repair is the export (dim 0 -> dynamic_batch,
+  dim 1 -> dynamic_seq):
+      aipc-warning: fixed dim: infer.py run_inputs() feeds frames with sizes 6, 11, 16, 23 in dim 1 (dynamic_seq), the artifact fixes it to 16
+
+`expected` is a list of {"name", "shape" (ints; strings are symbolic dims), "dtype"} per artifact
+input, dtypes as numpy names (float32, int64).
+"""
+from .emit import warn
+
+ORT_TYPES = {"float": "float32", "double": "float64", "float16": "float16", "int64": "int64", "int32": "int32",
+             "int8": "int8", "uint8": "uint8", "bool": "bool"}
+DIM_OPTIONS = {0: "dynamic_batch", 1: "dynamic_seq"}
+
+
+def dtype_name(x):
+    """numpy-style dtype name of a numpy array, a torch tensor, or an ORT type string ("tensor(float)")."""
+    if isinstance(x, str):
+        inner = x[len("tensor("):-1] if x.startswith("tensor(") else x
+        return ORT_TYPES.get(inner, inner)
+    d = getattr(x, "dtype", x)
+    name = getattr(d, "name", None) or str(d)
+    return name.replace("torch.", "")
+
+
+def shape_of(x):
+    return tuple(int(d) for d in x.shape)
+
+
+def _fmt(shape):
+    return "(" + ", ".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def where(project):
+    """`infer.py run_inputs()`: where the run inputs come from, as the warnings name it."""
+    file, function = project.spec_file("run_inputs")
+    return f"{file} {function}()"
+
+
+def _static(shape):
+    return [d if isinstance(d, int) else None for d in shape]
+
+
+def _permutation(got, want):
+    """True when `got` holds the sizes of the fully static `want` in another order."""
+    if len(got) != len(want) or None in want or tuple(got) == tuple(want):
+        return False
+    return sorted(got) == sorted(want)
+
+
+def _layout_hint(got, want):
+    if len(want) == 4 and tuple(got) == (want[0], want[2], want[3], want[1]):
+        return "channels-last data for a channels-first model"
+    if len(want) == 4 and tuple(got) == (want[0], want[3], want[1], want[2]):
+        return "channels-first data for a channels-last model"
+    return "the same sizes in another order (a transposed layout)"
+
+
+def check_preprocessing(origin, index, item, expected):
+    """Warn about dtype and layout mismatches of one run input tuple; returns the problems found."""
+    problems = []
+    for x, spec in zip(item, expected):
+        got_dtype, want_dtype = dtype_name(x), dtype_name(spec["dtype"]) if spec.get("dtype") else None
+        if want_dtype and got_dtype != want_dtype:
+            warn("input dtype", f"item {index} of {origin} feeds {spec['name']} as {got_dtype}, the artifact takes {want_dtype}")
+            problems.append(("dtype", spec["name"], got_dtype, want_dtype))
+        got, want = shape_of(x), _static(spec.get("shape") or [])
+        if _permutation(got, want):
+            warn("input layout", f"item {index} of {origin} feeds {spec['name']} as {_fmt(got)}, the artifact takes "
+                 f"{_fmt(want)}: {_layout_hint(got, want)}")
+            problems.append(("layout", spec["name"], got, tuple(want)))
+    return problems
+
+
+def fixed_dims(origin, items, expected):
+    """Dims the artifact fixes while the run inputs feed other sizes there (layout mismatches, which
+    `check_preprocessing` names, are left out). Warns once per (input, dim); returns the list of
+    {"input", "dim", "fixed", "sizes"}."""
+    found = []
+    for k, spec in enumerate(expected):
+        want = _static(spec.get("shape") or [])
+        sizes = {}
+        for item in items:
+            if k >= len(item):
+                continue
+            got = shape_of(item[k])
+            if len(got) != len(want) or _permutation(got, want):
+                continue
+            for d, g in enumerate(got):
+                sizes.setdefault(d, set()).add(g)
+        for d, seen in sorted(sizes.items()):
+            if want[d] is None or seen == {want[d]}:
+                continue
+            option = DIM_OPTIONS.get(d, "static in the toolbox export")
+            warn("fixed dim", f"{origin} feeds {spec['name']} with sizes {', '.join(map(str, sorted(seen)))} in dim {d} "
+                 f"({option}), the artifact fixes it to {want[d]}")
+            found.append({"input": spec["name"], "dim": d, "fixed": want[d], "sizes": sorted(seen)})
+    return found
