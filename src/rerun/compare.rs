@@ -207,7 +207,7 @@ pub fn comparable<'a>(
                 vec![
                     field("ok", text(&ok.to_string())),
                     field("exit_code", text(&format!("{exit_code:?}"))),
-                    field("observation", text(observation)),
+                    field("observation", text(&mask_result_timings(observation))),
                 ],
             ),
             Event::FileChanged { call_id, diff } => (
@@ -353,6 +353,41 @@ pub fn comparable<'a>(
         });
     }
     items
+}
+
+/// `observation` with the timing values of its `result: {…}` line (a toolbox script's JSON
+/// result, e.g. `"export_s": 14.07`) replaced by `"<timing>"`: they differ between identical
+/// runs, the rest of the result does not.
+pub fn mask_result_timings(observation: &str) -> String {
+    fn mask(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map.iter_mut() {
+                    if is_timing(key) && (v.is_number() || v.is_array() || v.is_object()) {
+                        *v = serde_json::Value::String("<timing>".to_string());
+                    } else {
+                        mask(v);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(mask),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for line in observation.lines() {
+        let masked = line.strip_prefix("result: ").and_then(|json| {
+            let mut value: serde_json::Value = serde_json::from_str(json).ok()?;
+            mask(&mut value);
+            Some(format!("result: {value}"))
+        });
+        out.push(masked.unwrap_or_else(|| line.to_string()));
+    }
+    let mut text = out.join("\n");
+    if observation.ends_with('\n') {
+        text.push('\n');
+    }
+    text
 }
 
 /// Whether a metric is a timing (latency, duration, throughput): never compared by value.
@@ -649,6 +684,17 @@ mod tests {
         assert!(
             first_divergence(&items(&a), &items(&b), Some(1), &CompareOptions::default()).is_none()
         );
+    }
+
+    #[test]
+    fn result_timings_are_masked_and_the_rest_kept() {
+        let observation = "exit 0 (2.1 s)\nresult: {\"ok\":true,\"bytes\":87064,\"export_s\":14.075,\"lat\":{\"p50_ms\":0.2}}";
+        let masked = mask_result_timings(observation);
+        assert!(masked.contains("\"bytes\":87064"), "{masked}");
+        assert!(masked.contains("\"export_s\":\"<timing>\""), "{masked}");
+        assert!(masked.contains("\"p50_ms\":\"<timing>\""), "{masked}");
+        assert!(masked.starts_with("exit 0 (2.1 s)\n"), "{masked}");
+        assert_eq!(mask_result_timings("result: not json"), "result: not json");
     }
 
     #[test]
