@@ -355,9 +355,11 @@ pub fn comparable<'a>(
     items
 }
 
-/// `observation` with the timing values of its `result: {…}` line (a toolbox script's JSON
-/// result, e.g. `"export_s": 14.07`) replaced by `"<timing>"`: they differ between identical
-/// runs, the rest of the result does not.
+/// `observation` as compared: the timing values of its `result: {…}` line (a toolbox script's
+/// JSON result, e.g. `"export_s": 14.07`) replaced by `"<timing>"`, and the raw `last lines:`
+/// tail of a failed toolbox call left out — both differ between identical runs (a timing; the
+/// order in which a script's stdout and stderr lines interleave). The result line, exit code,
+/// signature, facts and fixes are compared.
 pub fn mask_result_timings(observation: &str) -> String {
     fn mask(value: &mut serde_json::Value) {
         match value {
@@ -376,6 +378,10 @@ pub fn mask_result_timings(observation: &str) -> String {
     }
     let mut out = Vec::new();
     for line in observation.lines() {
+        if line == "last lines:" {
+            out.push("last lines: (not compared)".to_string());
+            break;
+        }
         let masked = line.strip_prefix("result: ").and_then(|json| {
             let mut value: serde_json::Value = serde_json::from_str(json).ok()?;
             mask(&mut value);
@@ -695,6 +701,11 @@ mod tests {
         assert!(masked.contains("\"p50_ms\":\"<timing>\""), "{masked}");
         assert!(masked.starts_with("exit 0 (2.1 s)\n"), "{masked}");
         assert_eq!(mask_result_timings("result: not json"), "result: not json");
+        let tail = "exit 1\nsignature: x\nlast lines:\n  b\n  a\n";
+        assert_eq!(
+            mask_result_timings(tail),
+            "exit 1\nsignature: x\nlast lines: (not compared)\n"
+        );
     }
 
     #[test]
