@@ -356,7 +356,8 @@ pub fn comparable<'a>(
 }
 
 /// `observation` as compared: the timing values of its `result: {…}` line (a toolbox script's
-/// JSON result, e.g. `"export_s": 14.07`) replaced by `"<timing>"`, and the raw `last lines:`
+/// JSON result, e.g. `"export_s": 14.07`) replaced by `"<timing>"`, its other fractional numbers
+/// rounded to four significant digits, and the raw `last lines:`
 /// tail of a failed toolbox call left out — both differ between identical runs (a timing; the
 /// order in which a script's stdout and stderr lines interleave). The result line, exit code,
 /// signature, facts and fixes are compared.
@@ -373,6 +374,13 @@ pub fn mask_result_timings(observation: &str) -> String {
                 }
             }
             serde_json::Value::Array(items) => items.iter_mut().for_each(mask),
+            // Four significant digits, like the metric tolerance: another CPU's kernels may
+            // round the last digits of an accuracy differently.
+            serde_json::Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
+                if let Some(x) = n.as_f64() {
+                    *value = serde_json::Value::String(format!("{x:.3e}"));
+                }
+            }
             _ => {}
         }
     }
@@ -697,6 +705,9 @@ mod tests {
         let observation = "exit 0 (2.1 s)\nresult: {\"ok\":true,\"bytes\":87064,\"export_s\":14.075,\"lat\":{\"p50_ms\":0.2}}";
         let masked = mask_result_timings(observation);
         assert!(masked.contains("\"bytes\":87064"), "{masked}");
+        let cosine = mask_result_timings("result: {\"cosine\":0.99993127}");
+        assert_eq!(cosine, mask_result_timings("result: {\"cosine\":0.99993131}"));
+        assert_ne!(cosine, mask_result_timings("result: {\"cosine\":0.9981}"));
         assert!(masked.contains("\"export_s\":\"<timing>\""), "{masked}");
         assert!(masked.contains("\"p50_ms\":\"<timing>\""), "{masked}");
         assert!(masked.starts_with("exit 0 (2.1 s)\n"), "{masked}");
