@@ -706,7 +706,10 @@ mod tests {
         let masked = mask_result_timings(observation);
         assert!(masked.contains("\"bytes\":87064"), "{masked}");
         let cosine = mask_result_timings("result: {\"cosine\":0.99993127}");
-        assert_eq!(cosine, mask_result_timings("result: {\"cosine\":0.99993131}"));
+        assert_eq!(
+            cosine,
+            mask_result_timings("result: {\"cosine\":0.99993131}")
+        );
         assert_ne!(cosine, mask_result_timings("result: {\"cosine\":0.9981}"));
         assert!(masked.contains("\"export_s\":\"<timing>\""), "{masked}");
         assert!(masked.contains("\"p50_ms\":\"<timing>\""), "{masked}");
