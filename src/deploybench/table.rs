@@ -74,12 +74,17 @@ impl RunRecord {
         self.model_time_s = num("model_time_ms") as f64 / 1000.0;
         self.toolchain_time_s = num("toolchain_time_ms") as f64 / 1000.0;
         self.human_interventions = num("human_interventions");
+        // (name, status, attempts that repaired something): after a failed checks-first run
+        // every attempt is a repair; otherwise the first one is the stage's own work.
         let stages: Vec<(String, String, u64)> = report
             .get("stages")
             .and_then(|v| v.as_array())
             .map(|a| {
                 a.iter()
                     .map(|s| {
+                        let attempts = s.get("attempts").and_then(|v| v.as_u64()).unwrap_or(0);
+                        let checks_first_failed =
+                            s.get("checks_first").and_then(|v| v.as_str()) == Some("failed");
                         (
                             s.get("name")
                                 .and_then(|v| v.as_str())
@@ -89,16 +94,17 @@ impl RunRecord {
                                 .and_then(|v| v.as_str())
                                 .unwrap_or("")
                                 .to_string(),
-                            s.get("attempts").and_then(|v| v.as_u64()).unwrap_or(0),
+                            if checks_first_failed {
+                                attempts
+                            } else {
+                                attempts.saturating_sub(1)
+                            },
                         )
                     })
                     .collect()
             })
             .unwrap_or_default();
-        self.repair_attempts = stages
-            .iter()
-            .map(|(_, _, attempts)| attempts.saturating_sub(1) as u32)
-            .sum();
+        self.repair_attempts = stages.iter().map(|(_, _, repairs)| *repairs as u32).sum();
         self.stage_reached = stages
             .iter()
             .find(|(_, status, _)| status != "passed" && status != "skipped")
@@ -266,6 +272,7 @@ mod tests {
             &report(
                 "deployed",
                 json!([{"name":"export","status":"passed","attempts":2},
+                       {"name":"inspect","status":"passed","attempts":0,"checks_first":"passed"},
                        {"name":"accuracy","status":"passed","attempts":1}]),
                 0,
             ),
@@ -274,6 +281,18 @@ mod tests {
         assert!(r.success);
         assert_eq!(r.repair_attempts, 1);
         assert_eq!(r.stage_reached, "accuracy");
+        // A checks-first stage that failed before any model turn: its attempt 1 is a repair.
+        let mut r = record(Arm::Skills);
+        r.fill_from_report(
+            &report(
+                "deployed",
+                json!([{"name":"export","status":"passed","attempts":1},
+                       {"name":"inspect","status":"passed","attempts":1,"checks_first":"failed"}]),
+                0,
+            ),
+            &[],
+        );
+        assert_eq!(r.repair_attempts, 1);
         assert_eq!(r.tokens, 120);
         assert_eq!(r.toolchain_time_s, 2.5);
     }
