@@ -1045,12 +1045,13 @@ impl Engine {
         }
         // The same call with the same outcome as the one before: a small model's loop; the
         // observation says so (prompts/observation.md.j2).
-        // Digits are left out: timings in an observation differ between identical runs.
-        let observed: String = result
-            .observation
-            .chars()
-            .filter(|c| !c.is_ascii_digit())
-            .collect();
+        // Compared as a re-run compares it (no timings, no raw log tail: a script's stdout and
+        // stderr interleave differently each time) and without digits.
+        let observed: String =
+            crate::toolbox::observation::mask_result_timings(&result.observation)
+                .chars()
+                .filter(|c| !c.is_ascii_digit())
+                .collect();
         let call_key = format!("{} {} {} {observed}", call.tool, args, result.ok);
         let repeated = self.last_call.as_deref() == Some(call_key.as_str());
         self.repeated_calls = if repeated { self.repeated_calls + 1 } else { 0 };

@@ -20,6 +20,7 @@
 
 use super::normalize::{mask_numbers, Normalizer};
 use crate::protocol::{Event, EventEnvelope};
+use crate::toolbox::observation::{is_timing, mask_result_timings};
 use serde::Serialize;
 
 /// How strictly to compare.
@@ -355,78 +356,6 @@ pub fn comparable<'a>(
     items
 }
 
-/// `observation` as compared: the timing values of its `result: {…}` line (a toolbox script's
-/// JSON result, e.g. `"export_s": 14.07`) replaced by `"<timing>"`, its other fractional numbers
-/// rounded to four significant digits, and the raw `last lines:`
-/// tail of a failed toolbox call left out — both differ between identical runs (a timing; the
-/// order in which a script's stdout and stderr lines interleave). The result line, exit code,
-/// signature, facts and fixes are compared.
-pub fn mask_result_timings(observation: &str) -> String {
-    fn mask(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(map) => {
-                for (key, v) in map.iter_mut() {
-                    if is_timing(key) && (v.is_number() || v.is_array() || v.is_object()) {
-                        *v = serde_json::Value::String("<timing>".to_string());
-                    } else {
-                        mask(v);
-                    }
-                }
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(mask),
-            // Four significant digits, like the metric tolerance: another CPU's kernels may
-            // round the last digits of an accuracy differently.
-            serde_json::Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
-                if let Some(x) = n.as_f64() {
-                    *value = serde_json::Value::String(format!("{x:.3e}"));
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    for line in observation.lines() {
-        if line == "last lines:" {
-            out.push("last lines: (not compared)".to_string());
-            break;
-        }
-        let masked = line.strip_prefix("result: ").and_then(|json| {
-            let mut value: serde_json::Value = serde_json::from_str(json).ok()?;
-            mask(&mut value);
-            Some(format!("result: {value}"))
-        });
-        out.push(masked.unwrap_or_else(|| line.to_string()));
-    }
-    let mut text = out.join("\n");
-    if observation.ends_with('\n') {
-        text.push('\n');
-    }
-    text
-}
-
-/// Whether a metric is a timing (latency, duration, throughput): never compared by value.
-pub fn is_timing(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    const WORDS: &[&str] = &[
-        "latency",
-        "time",
-        "duration",
-        "elapsed",
-        "throughput",
-        "fps",
-        "qps",
-        "speed",
-    ];
-    const TOKENS: &[&str] = &[
-        "ms", "us", "ns", "s", "sec", "secs", "seconds", "second", "per", "p50", "p90", "p95",
-        "p99", "rps", "tps", "hz",
-    ];
-    WORDS.iter().any(|w| lower.contains(w))
-        || lower
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|token| TOKENS.contains(&token))
-}
-
 /// The first divergence between `recorded` and `rerun`, comparing at most `limit` re-run items
 /// (a re-run stopped with `--until` is compared up to where it stopped).
 pub fn first_divergence(
@@ -697,28 +626,6 @@ mod tests {
         assert_eq!(d.recorded.unwrap().seq, 2);
         assert!(
             first_divergence(&items(&a), &items(&b), Some(1), &CompareOptions::default()).is_none()
-        );
-    }
-
-    #[test]
-    fn result_timings_are_masked_and_the_rest_kept() {
-        let observation = "exit 0 (2.1 s)\nresult: {\"ok\":true,\"bytes\":87064,\"export_s\":14.075,\"lat\":{\"p50_ms\":0.2}}";
-        let masked = mask_result_timings(observation);
-        assert!(masked.contains("\"bytes\":87064"), "{masked}");
-        let cosine = mask_result_timings("result: {\"cosine\":0.99993127}");
-        assert_eq!(
-            cosine,
-            mask_result_timings("result: {\"cosine\":0.99993131}")
-        );
-        assert_ne!(cosine, mask_result_timings("result: {\"cosine\":0.9981}"));
-        assert!(masked.contains("\"export_s\":\"<timing>\""), "{masked}");
-        assert!(masked.contains("\"p50_ms\":\"<timing>\""), "{masked}");
-        assert!(masked.starts_with("exit 0 (2.1 s)\n"), "{masked}");
-        assert_eq!(mask_result_timings("result: not json"), "result: not json");
-        let tail = "exit 1\nsignature: x\nlast lines:\n  b\n  a\n";
-        assert_eq!(
-            mask_result_timings(tail),
-            "exit 1\nsignature: x\nlast lines: (not compared)\n"
         );
     }
 
