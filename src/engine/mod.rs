@@ -727,6 +727,9 @@ impl Engine {
         self.last_call = None;
         self.repeated_calls = 0;
         self.narrowing = narrowing::Narrowing::new(stage.main_tool.as_deref());
+        if let Some(evidence) = evidence {
+            self.narrowing.follow_evidence(&evidence.candidate_fixes);
+        }
         let offered = self.offered_tools(stage);
         let mut conversation =
             self.open_conversation(index, stage, &offered, attempt, max_attempts, evidence)?;
@@ -741,7 +744,13 @@ impl Engine {
             self.next_request += 1;
             // The constraint offers this turn's choices; the prompt still lists the stage's.
             let offered_now = self.narrowing.offered(&offered);
-            let names: Vec<String> = offered_now.iter().map(|t| t.name.clone()).collect();
+            // A tool named by the evidence with two argument sets is offered twice.
+            let mut names: Vec<String> = Vec::new();
+            for tool in &offered_now {
+                if !names.contains(&tool.name) {
+                    names.push(tool.name.clone());
+                }
+            }
             let call_schema = agent::call_schema(&offered_now);
             self.bus.emit(Event::ModelRequest {
                 request_id,
@@ -985,16 +994,18 @@ impl Engine {
         // artifacts and do not count).
         let worktree_before = toolbox_tool.and_then(|_| self.repo.uncommitted_diffs().ok());
         let mut tool_failure = None;
+        let mut failure_fixes: Vec<String> = Vec::new();
         let result = match toolbox_tool {
             Some(tool) => {
                 let classifier = &self.setup.classifier;
                 let classified = self.setup.options.classified_evidence;
                 let failed = std::sync::Mutex::new(None);
                 let classify = |failure: &crate::evidence::Failure| {
+                    let evidence = classifier.classify(failure, classified);
                     if let Ok(mut slot) = failed.lock() {
-                        *slot = Some(failure.clone());
+                        *slot = Some((failure.clone(), evidence.candidate_fixes.clone()));
                     }
-                    classifier.classify(failure, classified)
+                    evidence
                 };
                 let result = crate::toolbox::execute(
                     tool,
@@ -1004,7 +1015,12 @@ impl Engine {
                     &classify,
                 )
                 .await;
-                tool_failure = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+                if let Some((failure, fixes)) =
+                    failed.into_inner().unwrap_or_else(|p| p.into_inner())
+                {
+                    tool_failure = Some(failure);
+                    failure_fixes = fixes;
+                }
                 result
             }
             None => tools::execute(&call.tool, &args, &ctx).await,
@@ -1070,6 +1086,7 @@ impl Engine {
             observed: &observed,
             changed_files,
             toolbox: ran_toolbox_tool,
+            fixes: if result.ok { &[] } else { &failure_fixes },
         });
         let observation = self
             .setup

@@ -17,14 +17,105 @@
 //!   is withdrawn until a call changes the project's files.
 //!
 //! Only toolbox tools are withdrawn: a built-in tool (`run`, `read_file`, …) does something else
-//! with other arguments. Each attempt starts with every tool offered again. Nothing here knows what a task's answer is:
-//! the rules only use the stage's contract and the outcomes of the calls.
+//! with other arguments. Each attempt starts with every tool offered again.
+//!
+//! **Evidence-guided choice.** Classified evidence lists candidate fixes, and some of them are
+//! exact calls (`fix_median_minmax {"file": "model.py"}`, `quantize {"drop_outliers": true}`,
+//! `load_skill ort-static-quantization`). After a failure whose evidence names such calls — a
+//! repair attempt's evidence, or a toolbox call that failed in this attempt — the next turns offer
+//! only those calls, their arguments bound in the schema, until the model makes one that is not
+//! `load_skill`. The 270M model read `fixes: fix_branch_to_where {"file": "model.py"}` and then
+//! wrote its own `edit_file`, or called `finish_stage` without the fix. A named call that is
+//! withdrawn by the rules above is not offered; when none is left the choice is the plain one.
+//! The control arm has no classified evidence, so this never narrows it.
+//!
+//! Nothing here knows what a task's answer is: the rules only use the stage's contract, the
+//! outcomes of the calls and the fixes the target's signature tables give for the real output.
 
 use crate::agent::OfferedTool;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// The tool that ends an attempt; always offered.
 pub const FINISH: &str = "finish_stage";
+/// The built-in tool that reads a skill; a named `load_skill` call does not end the named choice.
+pub const LOAD_SKILL: &str = "load_skill";
+
+/// A call a candidate fix names exactly: a tool and all of its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedCall {
+    pub tool: String,
+    pub args: Value,
+}
+
+impl NamedCall {
+    /// Parse one candidate fix: `tool {json object}` with anything after the object a comment
+    /// (`quantize {"drop_outliers": true}  (drops sample 7)`), or `load_skill <name>`. Prose fixes,
+    /// and calls whose arguments still hold an unfilled `${fact}`, are not calls.
+    pub fn parse(fix: &str) -> Option<NamedCall> {
+        let (tool, rest) = fix.trim().split_once(char::is_whitespace)?;
+        let is_name = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        if !is_name(tool) {
+            return None;
+        }
+        let rest = rest.trim_start();
+        let args = if tool == LOAD_SKILL {
+            let name = rest.split_whitespace().next()?;
+            if !is_name(name) {
+                return None;
+            }
+            serde_json::json!({ "name": name })
+        } else {
+            if !rest.starts_with('{') {
+                return None;
+            }
+            let value = serde_json::Deserializer::from_str(rest)
+                .into_iter::<Value>()
+                .next()?
+                .ok()?;
+            if !value.is_object() || value.to_string().contains("${") {
+                return None;
+            }
+            value
+        };
+        Some(NamedCall {
+            tool: tool.to_string(),
+            args,
+        })
+    }
+
+    /// The calls among `fixes`, in their order, without repeats.
+    pub fn all_in(fixes: &[String]) -> Vec<NamedCall> {
+        let mut calls: Vec<NamedCall> = Vec::new();
+        for call in fixes.iter().filter_map(|f| NamedCall::parse(f)) {
+            if !calls.contains(&call) {
+                calls.push(call);
+            }
+        }
+        calls
+    }
+}
+
+/// A schema that accepts exactly `value`: objects spelled out key by key (so the constrained
+/// decoder writes the keys in the order given), everything else a `const`.
+pub fn bound_schema(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => serde_json::json!({
+            "type": "object",
+            "properties": map
+                .iter()
+                .map(|(k, v)| (k.clone(), bound_schema(v)))
+                .collect::<serde_json::Map<String, Value>>(),
+            "required": map.keys().collect::<Vec<_>>(),
+            "additionalProperties": false,
+        }),
+        other => serde_json::json!({ "const": other }),
+    }
+}
 
 /// What one call did, as the narrowing sees it.
 pub struct CallOutcome<'a> {
@@ -38,6 +129,9 @@ pub struct CallOutcome<'a> {
     /// A toolbox tool (a script with a fixed purpose). Built-in tools (`run`, `read_file`, …)
     /// do something else with other arguments, so they are never withdrawn.
     pub toolbox: bool,
+    /// The candidate fixes of the call's classified failure (empty when it succeeded, or when
+    /// the evidence is raw).
+    pub fixes: &'a [String],
 }
 
 /// The narrowing state of one attempt.
@@ -53,6 +147,9 @@ pub struct Narrowing {
     /// A call changed the project: only the main tool and `finish_stage` are left.
     rebuild_only: bool,
     last_failure: Option<(String, String, String)>,
+    /// The calls the latest evidence names, offered alone until one (other than `load_skill`)
+    /// is made.
+    named: Vec<NamedCall>,
 }
 
 impl Narrowing {
@@ -63,17 +160,27 @@ impl Narrowing {
         }
     }
 
+    /// Offer only the calls that `fixes` (classified evidence) names, until one is made.
+    pub fn follow_evidence(&mut self, fixes: &[String]) {
+        self.named = NamedCall::all_in(fixes);
+    }
+
     /// Record a call; returns the next-step sentence for its observation, if any.
     pub fn after_call(&mut self, call: &CallOutcome<'_>) -> Option<String> {
         if call.tool == FINISH {
             return None;
         }
+        let was_named = self.take_named(call);
         if call.ok && call.changed_files {
             // The inputs changed: what failed before may work now.
             self.failing.clear();
             self.last_failure = None;
         }
         if !call.toolbox {
+            // A built-in edit the evidence named (e.g. `edit_file aipc.toml`): rebuild next.
+            if was_named && call.ok && call.changed_files {
+                return self.rebuild_after(call.tool);
+            }
             return None;
         }
         if call.ok {
@@ -81,20 +188,35 @@ impl Narrowing {
             if self.main_tool.as_deref() == Some(call.tool) {
                 self.rebuild_only = false;
                 self.finish_only = true;
+                self.named.clear();
                 return Some(format!(
                     "{} succeeded: the stage's checks can run now. Call finish_stage.",
                     call.tool
                 ));
             }
             self.spent.insert(call.tool.to_string());
-            let main = self.main_tool.as_deref().filter(|_| call.changed_files)?;
-            self.rebuild_only = true;
-            return Some(format!(
-                "{} changed the project. Now call {main} again: the checks test what {main} \
-                 builds.",
-                call.tool
-            ));
+            if !call.changed_files {
+                return None;
+            }
+            return self.rebuild_after(call.tool);
         }
+        let named_note = if call.fixes.is_empty() {
+            None
+        } else {
+            self.follow_evidence(call.fixes);
+            let actionable: Vec<String> = self
+                .named
+                .iter()
+                .filter(|c| c.tool != LOAD_SKILL)
+                .map(|c| format!("{} {}", c.tool, c.args))
+                .collect();
+            (!actionable.is_empty()).then(|| {
+                format!(
+                    "The evidence names the fix: {}. Make that call.",
+                    actionable.join(" or ")
+                )
+            })
+        };
         let key = (
             call.tool.to_string(),
             call.args.to_string(),
@@ -103,7 +225,7 @@ impl Narrowing {
         let repeated = self.last_failure.as_ref() == Some(&key);
         self.last_failure = Some(key);
         if !repeated {
-            return None;
+            return named_note;
         }
         self.failing.insert(call.tool.to_string());
         Some(format!(
@@ -113,8 +235,60 @@ impl Narrowing {
         ))
     }
 
+    /// Whether `call` is one of the named calls; a named `load_skill` is spent, any other call
+    /// ends the named choice.
+    fn take_named(&mut self, call: &CallOutcome<'_>) -> bool {
+        let args: Option<Value> = serde_json::from_str(call.args).ok();
+        let was_named = self
+            .named
+            .iter()
+            .any(|c| c.tool == call.tool && Some(&c.args) == args.as_ref());
+        if call.tool == LOAD_SKILL {
+            self.named
+                .retain(|c| !(c.tool == LOAD_SKILL && Some(&c.args) == args.as_ref()));
+        } else {
+            self.named.clear();
+        }
+        was_named
+    }
+
+    /// `tool` changed the project: offer the main tool (and `finish_stage`) next.
+    fn rebuild_after(&mut self, tool: &str) -> Option<String> {
+        let main = self.main_tool.as_deref()?;
+        self.rebuild_only = true;
+        Some(format!(
+            "{tool} changed the project. Now call {main} again: the checks test what {main} \
+             builds."
+        ))
+    }
+
+    /// The named calls still offered next turn; empty when none but `load_skill` is left.
+    fn named_offered(&self) -> Vec<&NamedCall> {
+        if self.finish_only || self.rebuild_only {
+            return Vec::new();
+        }
+        let offered: Vec<&NamedCall> = self
+            .named
+            .iter()
+            .filter(|c| c.tool == LOAD_SKILL || self.offers_plain(&c.tool))
+            .collect();
+        if offered.iter().all(|c| c.tool == LOAD_SKILL) {
+            return Vec::new();
+        }
+        offered
+    }
+
     /// Whether `tool` is offered on the next turn.
     pub fn offers(&self, tool: &str) -> bool {
+        let named = self.named_offered();
+        if !named.is_empty() {
+            return named.iter().any(|c| c.tool == tool);
+        }
+        self.offers_plain(tool)
+    }
+
+    /// Whether `tool` is offered when no named call narrows the choice.
+    fn offers_plain(&self, tool: &str) -> bool {
         if tool == FINISH {
             return true;
         }
@@ -127,10 +301,25 @@ impl Narrowing {
         !self.spent.contains(tool) && !self.failing.contains(tool)
     }
 
-    /// The subset of `all` offered on the next turn, in the same order.
+    /// The subset of `all` offered on the next turn, in the same order; while the evidence
+    /// names calls, one entry per named call with its arguments bound (in the evidence's order).
     pub fn offered(&self, all: &[OfferedTool]) -> Vec<OfferedTool> {
+        let named: Vec<OfferedTool> = self
+            .named_offered()
+            .into_iter()
+            .filter_map(|call| {
+                let tool = all.iter().find(|t| t.name == call.tool)?;
+                Some(OfferedTool {
+                    args_schema: bound_schema(&call.args),
+                    ..tool.clone()
+                })
+            })
+            .collect();
+        if named.iter().any(|t| t.name != LOAD_SKILL) {
+            return named;
+        }
         all.iter()
-            .filter(|t| self.offers(&t.name))
+            .filter(|t| self.offers_plain(&t.name))
             .cloned()
             .collect()
     }
@@ -148,6 +337,7 @@ mod tests {
             observed,
             changed_files: changed,
             toolbox: true,
+            fixes: &[],
         }
     }
 
@@ -220,5 +410,222 @@ mod tests {
             })
             .collect();
         assert_eq!(n.offered(&all).len(), 2);
+    }
+
+    fn tool(name: &str) -> OfferedTool {
+        OfferedTool {
+            name: name.to_string(),
+            description: format!("{name} does things"),
+            args_schema: serde_json::json!({"type": "object"}),
+        }
+    }
+
+    fn stage_tools() -> Vec<OfferedTool> {
+        [
+            "export",
+            "quantize",
+            "fix_median_minmax",
+            "fix_branch_to_where",
+            "edit_file",
+            "read_file",
+            LOAD_SKILL,
+            FINISH,
+        ]
+        .iter()
+        .map(|n| tool(n))
+        .collect()
+    }
+
+    fn fixes(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn candidate_fixes_that_are_exact_calls_parse() {
+        let calls = NamedCall::all_in(&fixes(&[
+            r#"quantize {"drop_outliers": true}  (drops calibration sample 7)"#,
+            "load_skill ort-static-quantization",
+            r#"quantize {"method": "MinMax", "moving_average": true}"#,
+            "rewrite the op in model.py with ops ONNX has (matmul, add, mul, where, gather …)",
+            r#"fix_x {"file": "${file}"}"#,
+            r#"export {}  (writes the .onnx and its .onnx.data together)"#,
+            "or fix calibration sample 7 in calibration_set (data.py)",
+            r#"quantize {"drop_outliers": true}"#,
+            r#"edit_file {"path": "aipc.toml", "search": "opset = 13", "replace": "opset = 18"}  (why)"#,
+        ]));
+        let rendered: Vec<String> = calls
+            .iter()
+            .map(|c| format!("{} {}", c.tool, c.args))
+            .collect();
+        assert_eq!(
+            rendered,
+            [
+                r#"quantize {"drop_outliers":true}"#,
+                r#"load_skill {"name":"ort-static-quantization"}"#,
+                r#"quantize {"method":"MinMax","moving_average":true}"#,
+                "export {}",
+                r#"edit_file {"path":"aipc.toml","search":"opset = 13","replace":"opset = 18"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn a_repair_attempt_offers_the_calls_its_evidence_names() {
+        let mut n = Narrowing::new(Some("quantize"));
+        n.follow_evidence(&fixes(&[
+            "load_skill ort-static-quantization",
+            r#"quantize {"drop_outliers": true}  (drops sample 3)"#,
+            r#"quantize {"method": "MinMax", "moving_average": true}"#,
+        ]));
+        let offered = n.offered(&stage_tools());
+        let names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, [LOAD_SKILL, "quantize", "quantize"]);
+        assert_eq!(
+            offered[1].args_schema["properties"]["drop_outliers"],
+            serde_json::json!({"const": true})
+        );
+        assert!(!n.offers(FINISH) && !n.offers("edit_file"));
+        // Reading the named skill keeps the named choice, without the skill.
+        let skill = CallOutcome {
+            tool: LOAD_SKILL,
+            args: r#"{"name":"ort-static-quantization"}"#,
+            toolbox: false,
+            ..call(LOAD_SKILL, true, "skill text", false)
+        };
+        assert_eq!(n.after_call(&skill), None);
+        let names: Vec<String> = n
+            .offered(&stage_tools())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["quantize", "quantize"]);
+        // The fix ends it; the main tool succeeded, so only finish is left.
+        let quantize = CallOutcome {
+            args: r#"{"drop_outliers":true}"#,
+            ..call("quantize", true, "ok", false)
+        };
+        assert!(n.after_call(&quantize).unwrap().contains("finish_stage"));
+        let names: Vec<String> = n
+            .offered(&stage_tools())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, [FINISH]);
+    }
+
+    #[test]
+    fn a_failed_call_with_named_fixes_narrows_the_next_turn_to_them() {
+        let mut n = Narrowing::new(Some("export"));
+        let named = fixes(&[
+            r#"fix_median_minmax {"file": "model.py"}"#,
+            "load_skill export-unsupported-operator",
+        ]);
+        let failed = CallOutcome {
+            fixes: &named,
+            ..call("export", false, "no onnx function for aten.median", false)
+        };
+        let note = n.after_call(&failed).unwrap();
+        assert!(
+            note.contains(r#"fix_median_minmax {"file":"model.py"}"#),
+            "{note}"
+        );
+        let names: Vec<String> = n
+            .offered(&stage_tools())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["fix_median_minmax", LOAD_SKILL]);
+        // The codemod changed model.py: rebuild.
+        let fix = CallOutcome {
+            args: r#"{"file":"model.py"}"#,
+            ..call("fix_median_minmax", true, "diff", true)
+        };
+        assert!(n.after_call(&fix).unwrap().contains("call export again"));
+        let names: Vec<String> = n
+            .offered(&stage_tools())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["export", FINISH]);
+    }
+
+    #[test]
+    fn a_named_built_in_edit_that_changed_files_asks_for_a_rebuild() {
+        let mut n = Narrowing::new(Some("export"));
+        n.follow_evidence(&fixes(&[
+            r#"edit_file {"path": "aipc.toml", "search": "opset = 13", "replace": "opset = 18"}  (x)"#,
+            "load_skill onnx-opset-drift",
+        ]));
+        let offered = n.offered(&stage_tools());
+        assert_eq!(offered[0].name, "edit_file");
+        assert_eq!(
+            offered[0].args_schema["required"],
+            serde_json::json!(["path", "search", "replace"])
+        );
+        let edit = CallOutcome {
+            tool: "edit_file",
+            args: r#"{"path":"aipc.toml","replace":"opset = 18","search":"opset = 13"}"#,
+            toolbox: false,
+            ..call("edit_file", true, "diff", true)
+        };
+        assert!(n.after_call(&edit).unwrap().contains("call export again"));
+        assert!(n.offers("export") && !n.offers("edit_file"));
+    }
+
+    #[test]
+    fn named_calls_that_were_withdrawn_leave_the_plain_choice() {
+        let mut n = Narrowing::new(Some("export"));
+        let spent = CallOutcome {
+            args: r#"{"file":"model.py"}"#,
+            ..call("fix_branch_to_where", true, "no change", false)
+        };
+        n.after_call(&spent);
+        n.follow_evidence(&fixes(&[
+            r#"fix_branch_to_where {"file": "model.py"}"#,
+            "load_skill export-data-dependent-control-flow",
+            "keep forward() in tensor ops only",
+        ]));
+        let names: Vec<String> = n
+            .offered(&stage_tools())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert!(
+            names.len() > 3 && names.contains(&FINISH.to_string()),
+            "{names:?}"
+        );
+        assert!(!names.contains(&"fix_branch_to_where".to_string()));
+        // Only prose and skills: nothing to bind.
+        let mut m = Narrowing::new(Some("export"));
+        m.follow_evidence(&fixes(&["load_skill x", "rewrite the op"]));
+        assert_eq!(m.offered(&stage_tools()).len(), stage_tools().len());
+    }
+
+    #[test]
+    fn the_constrained_decoder_writes_only_the_bound_call() {
+        use llguidance::api::TopLevelGrammar;
+        let mut n = Narrowing::new(Some("quantize"));
+        n.follow_evidence(&fixes(&[
+            r#"quantize {"drop_outliers": true, "nodes_to_exclude": ["a", "b"], "opset": 18}"#,
+        ]));
+        let schema = crate::agent::call_schema(&n.offered(&stage_tools()));
+        let env = llguidance::toktrie::ApproximateTokEnv::single_byte_env();
+        let factory = llguidance::ParserFactory::new_simple(&env).unwrap();
+        let accepts = |text: &str| {
+            let grammar = TopLevelGrammar::from_json_schema(schema.clone());
+            let mut matcher = llguidance::Matcher::new(factory.create_parser(grammar));
+            let tokens: Vec<u32> = text.bytes().map(u32::from).collect();
+            matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
+        };
+        assert!(accepts(
+            r#"{"tool":"quantize","args":{"drop_outliers":true,"nodes_to_exclude":["a","b"],"opset":18}}"#
+        ));
+        assert!(!accepts(
+            r#"{"tool":"quantize","args":{"drop_outliers":false,"nodes_to_exclude":["a","b"],"opset":18}}"#
+        ));
+        assert!(!accepts(r#"{"tool":"quantize","args":{}}"#));
+        assert!(!accepts(
+            r#"{"tool":"finish_stage","args":{"summary":"done"}}"#
+        ));
     }
 }
