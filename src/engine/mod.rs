@@ -1079,6 +1079,10 @@ impl Engine {
                     .uncommitted_diffs()
                     .is_ok_and(|after| after != before)
             });
+        if result.ok && changed_files {
+            // The inputs changed: an earlier toolbox failure no longer explains a failed check.
+            self.tool_failure = None;
+        }
         let next_step = self.narrowing.after_call(&narrowing::CallOutcome {
             tool: &call.tool,
             args: &args_text,

@@ -10,9 +10,10 @@
 //!   `finish_stage` is offered — the checks decide;
 //! - any other tool succeeded: it is withdrawn for the rest of the attempt (a codemod applied once
 //!   is enough); when it changed files, the failure withdrawals below are lifted (the inputs
-//!   changed) and, when the stage has a main tool, only the main tool and `finish_stage` are
-//!   offered next, with an observation saying to rebuild (the 270M model, told so in words only,
-//!   went on calling other codemods and skills and never rebuilt);
+//!   changed) and, when the stage has a main tool, only the main tool is offered next, with an
+//!   observation saying to rebuild (the 270M model, told so in words only, went on calling other
+//!   codemods and skills and never rebuilt; offered `finish_stage` beside the main tool, it
+//!   finished with no artifact);
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
 //!   is withdrawn until a call changes the project's files.
 //!
@@ -144,7 +145,7 @@ pub struct Narrowing {
     failing: BTreeSet<String>,
     /// The main tool succeeded: only `finish_stage` is left.
     finish_only: bool,
-    /// A call changed the project: only the main tool and `finish_stage` are left.
+    /// A call changed the project: only the main tool is left (the artifact is stale).
     rebuild_only: bool,
     last_failure: Option<(String, String, String)>,
     /// The calls the latest evidence names, offered alone until one (other than `load_skill`)
@@ -290,12 +291,13 @@ impl Narrowing {
     /// Whether `tool` is offered when no named call narrows the choice.
     fn offers_plain(&self, tool: &str) -> bool {
         if tool == FINISH {
-            return true;
+            return !self.rebuild_only;
         }
         if self.finish_only {
             return false;
         }
         if self.rebuild_only {
+            // Not even finish_stage: the artifact the checks would test is stale.
             return self.main_tool.as_deref() == Some(tool);
         }
         !self.spent.contains(tool) && !self.failing.contains(tool)
@@ -357,7 +359,10 @@ mod tests {
         let note = n.after_call(&call("fix_median_minmax", true, "diff", true));
         assert!(note.unwrap().contains("call export again"));
         assert!(!n.offers("fix_median_minmax"));
-        assert!(n.offers("export") && n.offers(FINISH));
+        assert!(
+            n.offers("export") && !n.offers(FINISH),
+            "the artifact is stale"
+        );
         assert!(!n.offers("fix_branch_to_where") && !n.offers("load_skill"));
         // A successful call that changed nothing says nothing more.
         let mut m = Narrowing::new(Some("export"));
@@ -546,7 +551,7 @@ mod tests {
             .into_iter()
             .map(|t| t.name)
             .collect();
-        assert_eq!(names, ["export", FINISH]);
+        assert_eq!(names, ["export"]);
     }
 
     #[test]

@@ -169,6 +169,60 @@ def median_minmax_is_exact():
 
 
 @check
+def input_feed_converts_what_the_app_feeds():
+    import re
+
+    import torch
+
+    src = textwrap.dedent("""
+        import numpy as np
+
+
+        def preprocess(scans):
+            return (scans / 16.0)[..., None]
+
+
+        def run_inputs():
+            return [(preprocess(np.full((1, 8, 8), 3, np.uint8)), np.zeros(2))]
+
+
+        def one_tensor():
+            return torch.zeros(2, 4, 4, 3, dtype=torch.float64)
+        """)
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "infer.py").write_text(src)
+        Path(d, "aipc.toml").write_text('[project]\nmodel = "m:f"\nexample_inputs = "d:x"\ninput_names = ["image", "mask"]\n')
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "toolbox" / "lib"))
+
+        def fix(*argv):
+            p = subprocess.run([sys.executable, str(FIXES / "input_feed.py"), "--file", "infer.py", *argv], cwd=d,
+                               env=env, capture_output=True, text=True)
+            return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
+
+        rc, res = fix("--function", "run_inputs", "--input", "image", "--dtype", "float32", "--layout", "nchw")
+        assert rc == 0 and res["position"] == 0 and "+@_aipc_conform_feed(0, dtype=\"float32\", layout=\"nchw\")" in res["diff"], res
+        ns = {"torch": torch}
+        exec(compile(Path(d, "infer.py").read_text(), "infer.py", "exec"), ns)
+        (image, other), = ns["run_inputs"]()
+        assert image.dtype == np.float32 and image.shape == (1, 1, 8, 8) and image.flags["C_CONTIGUOUS"], image.shape
+        assert float(image[0, 0, 0, 0]) == 3 / 16 and other.dtype == np.float64
+        assert ns["preprocess"](np.zeros((1, 8, 8))).shape == (1, 8, 8, 1), "the app's own code is left as it is"
+        rc, res = fix("--function", "run_inputs", "--input", "image", "--dtype", "float32")
+        assert rc == 1 and re.search(r"infer\.py:\d+: run_inputs\(\) already converts", res["error"]), res
+        rc, res = fix("--function", "one_tensor", "--input", "image", "--layout", "nchw", "--dtype", "float32")
+        assert rc == 0, res
+        ns = {"torch": torch}
+        exec(compile(Path(d, "infer.py").read_text(), "infer.py", "exec"), ns)
+        t = ns["one_tensor"]()
+        assert t.shape == (2, 3, 4, 4) and t.dtype == torch.float32 and t.is_contiguous(), (t.shape, t.dtype)
+        assert Path(d, "infer.py").read_text().count("def _aipc_conform_feed(") == 1
+        rc, res = fix("--function", "nope", "--input", "image", "--dtype", "float32")
+        assert rc == 1 and "no top-level function nope()" in res["error"] and "run_inputs" in res["error"], res
+        rc, res = fix("--function", "preprocess", "--input", "pixels", "--dtype", "float32")
+        assert rc == 1 and "has no input 'pixels'" in res["error"], res
+
+
+@check
 def runner_gates_like_the_engine():
     import run_examples as r
 
