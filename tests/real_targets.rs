@@ -413,7 +413,7 @@ fn checks_first_fault_is_repaired(
 }
 
 /// digits-preprocess: the app's infer.py feeds float64; the run stage feeds its run_inputs,
-/// the toolbox names the file, and one edit of infer.py repairs it.
+/// the toolbox names the file and function, and `fix_input_feed` on infer.py repairs it.
 #[test]
 fn digits_preprocess_float64_feed_is_repaired_on_onnxruntime_cpu() {
     checks_first_fault_is_repaired(
@@ -421,7 +421,7 @@ fn digits_preprocess_float64_feed_is_repaired_on_onnxruntime_cpu() {
         ORT,
         "run",
         "run.input_dtype",
-        "edit_file",
+        "fix_input_feed",
     );
 }
 

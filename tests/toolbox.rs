@@ -507,7 +507,7 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
 }
 
 /// Choice narrowing (src/engine/narrowing.rs) through the engine: a codemod that edits the
-/// project leaves only the stage's main tool and finish_stage on the next turn; after the main
+/// project leaves only the stage's main tool on the next turn (the artifact is stale); after the main
 /// tool succeeds only finish_stage is left; the next attempt offers everything again.
 #[tokio::test]
 async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
@@ -549,9 +549,8 @@ async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
     let build = requests(&events, "build");
     assert_eq!(build.len(), 3, "{build:?}");
     assert!(build[0].0.contains(&"fix".to_string()), "{:?}", build[0].0);
-    let mut after_fix = build[1].0.clone();
-    after_fix.sort();
-    assert_eq!(after_fix, ["finish_stage", "make"]);
+    // Not finish_stage: the artifact the checks would test was built before the fix.
+    assert_eq!(*build[1].0, ["make".to_string()]);
     assert!(
         build[1]
             .1

@@ -169,6 +169,28 @@ def median_minmax_is_exact():
 
 
 @check
+def mean_keepdim_keeps_the_values():
+    import torch
+
+    rc, res, new = _fix("mean_keepdim.py", """
+        import torch
+        def f(x):
+            a = x.mean(dim=(2, 3))
+            b = torch.mean(x, [-1, -2], keepdim=False)
+            return a, b, x.mean(1), x.mean((2, 3), keepdim=True)
+        """)
+    assert rc == 0 and res["rewritten"] == 2 and res["skipped"] == 2, res
+    assert "a = x.mean(dim=(2, 3), keepdim=True).flatten(1)" in new, new
+    ns = {}
+    exec(compile(new, "model.py", "exec"), ns)
+    x = torch.randn(2, 5, 4, 3)
+    a, b, c, d = ns["f"](x)
+    assert torch.allclose(a, x.mean(dim=(2, 3))) and torch.allclose(b, x.mean(dim=(2, 3))) and a.shape == (2, 5)
+    rc, res, _ = _fix("mean_keepdim.py", "import torch\ndef f(x):\n    return x.mean(dim=(2, 3), keepdim=True)\n")
+    assert rc == 1 and "no x.mean(dim=(2, 3)) without keepdim" in res["error"], res
+
+
+@check
 def input_feed_converts_what_the_app_feeds():
     import re
 
