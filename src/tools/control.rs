@@ -11,11 +11,19 @@ they fail you get the evidence and continue. Call it only after verifying your w
 pub const ASK_DESCRIPTION: &str = "Ask the human engineer a question when you are blocked and \
 cannot find the answer yourself (missing credentials, hardware, a decision only they can make).";
 
+/// Longest `finish_stage` summary the schema allows. Unbounded, the 270M model degenerated into
+/// a digit run until `max_tokens` in 9 of 26 finish_stage replies of a DeployBench run (up to
+/// 285 s each, and the cut reply was an invalid call).
+pub const MAX_SUMMARY_CHARS: u32 = 200;
+/// Longest `ask_human` question the schema allows (the same failure, a longer legitimate text).
+pub const MAX_QUESTION_CHARS: u32 = 600;
+
 /// Arguments of `finish_stage`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FinishStageArgs {
     /// What was done in this stage and why it should pass its checks.
+    #[schemars(length(min = 1, max = 200))]
     pub summary: String,
 }
 
@@ -24,6 +32,7 @@ pub struct FinishStageArgs {
 #[serde(deny_unknown_fields)]
 pub struct AskHumanArgs {
     /// The question, with the context needed to answer it.
+    #[schemars(length(min = 1, max = 600))]
     pub question: String,
 }
 
@@ -45,4 +54,23 @@ pub async fn ask(args: AskHumanArgs, _ctx: &ToolContext<'_>) -> ToolResult {
     let mut result = ToolResult::success("question passed to the human; wait for the answer");
     result.control = Some(ToolControl::AskHuman { question });
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_text_arguments_are_bounded() {
+        let finish = crate::tools::schema::schema_of::<FinishStageArgs>();
+        assert_eq!(
+            finish["properties"]["summary"]["maxLength"],
+            MAX_SUMMARY_CHARS
+        );
+        let ask = crate::tools::schema::schema_of::<AskHumanArgs>();
+        assert_eq!(
+            ask["properties"]["question"]["maxLength"],
+            MAX_QUESTION_CHARS
+        );
+    }
 }
