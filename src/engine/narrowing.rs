@@ -13,7 +13,7 @@
 //!   changed) and, when the stage has a main tool, only the main tool is offered next, with an
 //!   observation saying to rebuild (the 270M model, told so in words only, went on calling other
 //!   codemods and skills and never rebuilt; offered `finish_stage` beside the main tool, it
-//!   finished with no artifact);
+//!   finished with no artifact); in a stage without a main tool only `finish_stage` is left;
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
 //!   is withdrawn until a call changes the project's files.
 //!
@@ -254,8 +254,17 @@ impl Narrowing {
     }
 
     /// `tool` changed the project: offer the main tool (and `finish_stage`) next.
+    /// In a stage without a main tool (the checks test the project itself, e.g. aipc.toml's
+    /// shipped artifact or the app's feed) only `finish_stage` is left: the model, offered
+    /// everything after its `edit_file` of aipc.toml, made the same edit three more times.
     fn rebuild_after(&mut self, tool: &str) -> Option<String> {
-        let main = self.main_tool.as_deref()?;
+        let Some(main) = self.main_tool.as_deref() else {
+            self.finish_only = true;
+            self.named.clear();
+            return Some(format!(
+                "{tool} changed the project: the stage's checks can run now. Call finish_stage."
+            ));
+        };
         self.rebuild_only = true;
         Some(format!(
             "{tool} changed the project. Now call {main} again: the checks test what {main} \
@@ -575,6 +584,35 @@ mod tests {
         };
         assert!(n.after_call(&edit).unwrap().contains("call export again"));
         assert!(n.offers("export") && !n.offers("edit_file"));
+    }
+
+    #[test]
+    fn a_named_fix_in_a_stage_without_a_main_tool_leaves_only_finish() {
+        let mut n = Narrowing::new(None);
+        n.follow_evidence(&fixes(&[
+            r#"edit_file {"path": "aipc.toml", "search": "quantize = \"none\"", "replace": "quantize = \"int8\""}"#,
+            "load_skill latency-tuning",
+        ]));
+        let edit = CallOutcome {
+            tool: "edit_file",
+            args: r#"{"path":"aipc.toml","search":"quantize = \"none\"","replace":"quantize = \"int8\""}"#,
+            toolbox: false,
+            ..call("edit_file", true, "diff", true)
+        };
+        assert!(n.after_call(&edit).unwrap().contains("Call finish_stage"));
+        let names: Vec<String> = n
+            .offered(&stage_tools())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, [FINISH]);
+        // A toolbox codemod there (the app's feed) likewise.
+        let mut m = Narrowing::new(None);
+        assert!(m
+            .after_call(&call("fix_input_feed", true, "diff", true))
+            .unwrap()
+            .contains("Call finish_stage"));
+        assert!(m.offers(FINISH) && !m.offers("fix_input_feed") && !m.offers("read_file"));
     }
 
     #[test]
