@@ -23,7 +23,7 @@ pub const MAX_QUESTION_CHARS: u32 = 600;
 #[serde(deny_unknown_fields)]
 pub struct FinishStageArgs {
     /// What was done in this stage and why it should pass its checks.
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = "MAX_SUMMARY_CHARS"))]
     pub summary: String,
 }
 
@@ -32,7 +32,7 @@ pub struct FinishStageArgs {
 #[serde(deny_unknown_fields)]
 pub struct AskHumanArgs {
     /// The question, with the context needed to answer it.
-    #[schemars(length(min = 1, max = 600))]
+    #[schemars(length(min = 1, max = "MAX_QUESTION_CHARS"))]
     pub question: String,
 }
 
