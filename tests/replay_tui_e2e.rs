@@ -9,105 +9,16 @@
 mod common;
 
 use aipc::session::{Recording, SessionPaths};
+use common::tmux::{quote, tmux_available, Tmux, STEP_TIMEOUT};
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// How long one step may take (a debug binary on a loaded machine).
-const STEP_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The recorded session the test replays: a shipped real-model recording (sessions/README.md)
 /// whose export fails on `aten.median.dim` before the model repairs it — the failure the test
 /// jumps to.
 fn session_to_replay() -> PathBuf {
     data_dir().join("sessions/digits-unsupported-op-onnxruntime")
-}
-
-struct Tmux {
-    socket: PathBuf,
-    target: String,
-}
-
-impl Tmux {
-    /// A tmux server of our own (its socket in `dir`), running `command` in a `width` ×
-    /// `height` window that stays after the command exits.
-    fn start(dir: &Path, width: u16, height: u16, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: dir.join("tmux.sock"),
-            target: "replay".to_string(),
-        };
-        let status = tmux
-            .command()
-            .args(["new-session", "-d", "-s", &tmux.target])
-            .args(["-x", &width.to_string(), "-y", &height.to_string()])
-            .arg(command)
-            .args([";", "set-option", "-t", "replay", "remain-on-exit", "on"])
-            .status()
-            .expect("tmux runs");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["-f", "/dev/null"]);
-        command
-    }
-
-    fn screen(&self) -> String {
-        let out = self
-            .command()
-            .args(["capture-pane", "-p", "-t", &self.target])
-            .output()
-            .expect("tmux capture-pane runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Press a key: a character, or a tmux key name (`Space`, `Home`).
-    fn press(&self, key: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", &self.target, key])
-            .status()
-            .expect("tmux send-keys runs");
-        assert!(status.success());
-    }
-
-    /// Wait until `done` holds for the screen; the screen at that moment.
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let started = Instant::now();
-        loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            if started.elapsed() > STEP_TIMEOUT {
-                panic!("waited {STEP_TIMEOUT:?} for {what}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").status();
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|out| out.status.success())
-}
-
-fn quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
 
 /// The timeline's state: (playing, position, total), from its `▶ playing 16× │ 38/168 │` row.
@@ -146,7 +57,7 @@ fn replay_plays_pauses_jumps_to_a_failure_and_quits() {
         session = quote(&session),
         exit = quote(&exit_file),
     );
-    let tmux = Tmux::start(work.path(), 120, 40, &command);
+    let tmux = Tmux::start(work.path(), "replay", 120, 40, &command);
 
     // The events play: the position moves off the start.
     tmux.wait_until("events to play", |s| {

@@ -10,113 +10,10 @@
 mod common;
 
 use aipc::protocol::{Event, EventEnvelope};
+use common::tmux::{quote, tmux_available, Tmux, STEP_TIMEOUT};
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// How long one step may take (a debug binary, python3 checks, a loaded machine).
-const STEP_TIMEOUT: Duration = Duration::from_secs(90);
-
-struct Tmux {
-    socket: PathBuf,
-    target: String,
-}
-
-impl Tmux {
-    /// A tmux server of our own (its socket in `dir`, removed with it), running `command` in a
-    /// `width` × `height` window that stays after the command exits.
-    fn start(dir: &Path, width: u16, height: u16, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: dir.join("tmux.sock"),
-            target: "e2e".to_string(),
-        };
-        let status = tmux
-            .command()
-            .args(["new-session", "-d", "-s", &tmux.target])
-            .args(["-x", &width.to_string(), "-y", &height.to_string()])
-            .arg(command)
-            .args([";", "set-option", "-t", "e2e", "remain-on-exit", "on"])
-            .status()
-            .expect("tmux runs");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["-f", "/dev/null"]);
-        command
-    }
-
-    fn screen(&self) -> String {
-        let out = self
-            .command()
-            .args(["capture-pane", "-p", "-t", &self.target])
-            .output()
-            .expect("tmux capture-pane runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// Type text literally.
-    fn type_text(&self, text: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", &self.target, "-l", text])
-            .status()
-            .expect("tmux send-keys runs");
-        assert!(status.success());
-    }
-
-    /// Press a named key (`Enter`, `Escape`).
-    fn press(&self, key: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", &self.target, key])
-            .status()
-            .expect("tmux send-keys runs");
-        assert!(status.success());
-    }
-
-    /// Wait until the screen shows `text`; the screen at that moment.
-    fn wait_for(&self, text: &str) -> String {
-        self.wait_until(text, |screen| screen.contains(text))
-    }
-
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let started = Instant::now();
-        loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            if started.elapsed() > STEP_TIMEOUT {
-                panic!("waited {STEP_TIMEOUT:?} for {what:?}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().arg("kill-server").status();
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|out| out.status.success())
-}
-
-fn quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
-}
 
 /// A script for `$EDITOR`: turns the exporter's `relu` into `tanh`, as the engineer would.
 fn editor_script(dir: &Path) -> PathBuf {
@@ -158,7 +55,7 @@ fn step_approve_reject_take_over_and_hand_back_in_the_tui() {
         script = quote(&script),
         exit = quote(&exit_file),
     );
-    let tmux = Tmux::start(work.path(), 120, 40, &command);
+    let tmux = Tmux::start(work.path(), "e2e", 120, 40, &command);
 
     // The export's `run` waits (policy ask); turn step mode on, then approve.
     tmux.wait_for("export.1 run waits for you");

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use aipc::contract::Contract;
 use aipc::engine::{Engine, EngineOptions, EngineSetup, RunOutcome};
 use aipc::evidence::Classifier;
