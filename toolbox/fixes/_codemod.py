@@ -31,6 +31,23 @@ def seg(text, node):
     return s
 
 
+def tensor_call(node, name):
+    """`torch.<name>(x, ...)` or `x.<name>(...)`: (tensor expr, the remaining positional args as a
+    list, the keyword args as a dict), or None when node is not such a call."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name):
+        return None
+    args = list(node.args)
+    kw = {k.arg: k.value for k in node.keywords}
+    owner = node.func.value
+    if isinstance(owner, ast.Name) and owner.id == "torch":
+        if not args and "input" not in kw:
+            return None
+        tensor = args.pop(0) if args else kw.pop("input")
+    else:
+        tensor = owner
+    return tensor, args, kw
+
+
 def _offset(lines, lineno, col):
     """Character offset in the joined text of (1-based line, utf-8 byte column)."""
     before = sum(len(l) for l in lines[: lineno - 1])

@@ -19,7 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from aipc_toolbox import emit  # noqa: E402
-from _codemod import FixRefused, finish, read, replace_spans, seg  # noqa: E402
+from _codemod import FixRefused, finish, read, replace_spans, seg, tensor_call  # noqa: E402
 
 SPATIAL = ({2, 3}, {-2, -1})
 
@@ -41,17 +41,10 @@ def _dims(node):
 def _mean_call(node):
     """(tensor expr, dims expr) when node is a spatial mean without keepdim; False for a mean this
     fix leaves alone; None for anything else."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "mean"):
+    call = tensor_call(node, "mean")
+    if call is None:
         return None
-    args = list(node.args)
-    kw = {k.arg: k.value for k in node.keywords}
-    owner = node.func.value
-    if isinstance(owner, ast.Name) and owner.id == "torch":
-        if not args and "input" not in kw:
-            return None
-        tensor = args.pop(0) if args else kw.pop("input")
-    else:
-        tensor = owner
+    tensor, args, kw = call
     dims = args.pop(0) if args else kw.pop("dim", None)
     keep = args.pop(0) if args else kw.pop("keepdim", None)
     if args or kw or dims is None:

@@ -24,7 +24,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from aipc_toolbox import emit  # noqa: E402
-from _codemod import FixRefused, after_imports_line, ensure_import_torch, finish, read, replace_spans, seg  # noqa: E402
+from _codemod import (FixRefused, after_imports_line, ensure_import_torch, finish, read, replace_spans, seg,  # noqa: E402
+                      tensor_call)
 
 HELPER = '''
 
@@ -46,17 +47,10 @@ def _aipc_median(x, dim):
 
 def _median_call(node):
     """(tensor expr, dim expr or None, keepdim expr or None) if node is a median call."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "median"):
+    call = tensor_call(node, "median")
+    if call is None:
         return None
-    owner = node.func.value
-    args = list(node.args)
-    kw = {k.arg: k.value for k in node.keywords}
-    if isinstance(owner, ast.Name) and owner.id == "torch":
-        if not args and "input" not in kw:
-            return None
-        tensor = args.pop(0) if args else kw.pop("input")
-    else:
-        tensor = owner
+    tensor, args, kw = call
     dim = args.pop(0) if args else kw.pop("dim", None)
     keep = args.pop(0) if args else kw.pop("keepdim", None)
     if args or set(kw) - {"input"}:
