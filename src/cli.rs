@@ -5,7 +5,7 @@
 //! recorded sessions (`replay`, `rerun`, `resume`, `sessions …`, `bench replay`) live in
 //! [`crate::cli_sessions`].
 
-use crate::contract::{available_targets, Contract};
+use crate::contract::Contract;
 use crate::engine::{exit, Engine, EngineOptions, EngineSetup};
 use crate::evidence::Classifier;
 use crate::model::ModelOptions;
@@ -26,6 +26,7 @@ use tokio::sync::mpsc;
 #[command(
     name = "aipc",
     version,
+    long_version = crate::build_info::LONG_VERSION,
     about = "A local language model deploys a PyTorch project onto an edge runtime, stage by stage, under checks that decide."
 )]
 pub struct Cli {
@@ -96,8 +97,24 @@ enum Commands {
         #[command(subcommand)]
         action: ToolchainAction,
     },
-    /// Check the environment and say what is missing.
-    Doctor,
+    /// Check what a deployment needs (python3, the data folders, the default model, each
+    /// target's toolchain); print the command that fixes each item that is not ready. Exit 3
+    /// when something needed is not ready.
+    Doctor {
+        /// Check only this target's toolchain (default: every target that has one).
+        #[arg(long)]
+        target: Option<String>,
+        /// Print one JSON object instead of the text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a shell completion script, e.g. `aipc completions bash > /etc/bash_completion.d/aipc`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `aipc man > ~/.local/share/man/man1/aipc.1`.
+    Man,
 }
 
 /// How to run the model (every backend reads what applies to it).
@@ -189,7 +206,8 @@ enum BenchWhat {
         /// Threads (default: the cores available).
         #[arg(long)]
         threads: Option<u32>,
-        /// A llama-bench binary to run on the same file and threads (see scripts/build-llama-server.sh).
+        /// The llama-bench to compare against, on the same file and threads (default: the one
+        /// scripts/build-llama-server.sh builds from the same llama.cpp tree and CPU flags).
         #[arg(long)]
         llama_bench: Option<PathBuf>,
         #[arg(long, default_value_t = 512)]
@@ -306,7 +324,19 @@ pub async fn main() -> i32 {
                 prompt_tokens,
                 decode_tokens,
                 repetitions: repetitions.max(1),
-                llama_bench,
+                llama_bench: llama_bench.or_else(|| {
+                    let same = crate::bench::same_version_llama_bench();
+                    if same.is_file() {
+                        Some(same)
+                    } else {
+                        eprintln!(
+                            "bench: no same-version llama-bench at {}: run scripts/build-llama-server.sh \
+                             to measure the ratios against it",
+                            same.display()
+                        );
+                        None
+                    }
+                }),
             };
             match crate::bench::run(&config, &mut |step| eprintln!("bench: {step}")).await {
                 Ok(report) => {
@@ -400,7 +430,11 @@ pub async fn main() -> i32 {
         Commands::Toolchain { action } => {
             toolchain_cli::toolchain_command(cli.data_dir.as_deref(), action).await
         }
-        Commands::Doctor => doctor(cli.data_dir.as_deref()),
+        Commands::Doctor { target, json } => {
+            doctor(cli.data_dir.as_deref(), target.as_deref(), json)
+        }
+        Commands::Completions { shell } => generated(Generated::Completions(shell)),
+        Commands::Man => generated(Generated::Man),
     }
 }
 
@@ -624,71 +658,49 @@ async fn run(args: RunArgs) -> i32 {
     outcome.exit_code
 }
 
-/// Check what a deployment needs; exit 3 when something required is missing.
-fn doctor(data_dir: Option<&Path>) -> i32 {
-    let mut missing = 0;
-    let mut line = |ok: bool, what: &str, detail: String| {
-        println!("{} {what}: {detail}", if ok { "ok  " } else { "MISS" });
-        if !ok {
-            missing += 1;
-        }
-    };
-    let (major, minor, patch) = git2::Version::get().libgit2_version();
-    line(
-        true,
-        "libgit2",
-        format!("{major}.{minor}.{patch} (built in)"),
-    );
-    for (program, args) in [
-        ("sh", vec!["-c", "echo sh"]),
-        ("python3", vec!["--version"]),
-    ] {
-        match std::process::Command::new(program).args(&args).output() {
-            Ok(out) if out.status.success() => {
-                let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-                line(true, program, text);
+/// `aipc doctor`: exit 3 when something a deployment needs is not ready.
+fn doctor(data_dir: Option<&Path>, target: Option<&str>, json: bool) -> i32 {
+    let diagnosis = crate::doctor::diagnose(data_dir, target);
+    if json {
+        match serde_json::to_string(&diagnosis) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::ENVIRONMENT;
             }
-            _ => line(false, program, format!("`{program}` not found on PATH")),
         }
+    } else {
+        print!("{}", diagnosis.to_text());
     }
-    match datadir::locate(data_dir) {
-        Ok(dir) => {
-            line(true, "data directory", dir.display().to_string());
-            let targets = available_targets(&dir.join("toolbox/targets"));
-            line(!targets.is_empty(), "targets", targets.join(", "));
-            match Prompts::load(&dir.join("prompts")) {
-                Ok(_) => line(true, "prompts", "all templates parse".to_string()),
-                Err(e) => line(false, "prompts", e.to_string()),
-            }
-            match SkillSet::load_dir(&dir.join("skills")) {
-                Ok(skills) => line(true, "skills", skills.names().join(", ")),
-                Err(e) => line(false, "skills", e.to_string()),
-            }
-            missing += toolchain_cli::doctor_toolchains(&dir);
-        }
-        Err(message) => line(false, "data directory", message),
-    }
-    // The default model is only needed when `run` gets no --model: report, don't fail.
-    let default_model = store::default_model_path();
-    match gguf::read_info(&default_model) {
-        Ok(info) => println!(
-            "ok   default model: {} ({}, {})",
-            default_model.display(),
-            info.architecture.as_deref().unwrap_or("?"),
-            info.quantization
-        ),
-        Err(_) => println!(
-            "note default model: not at {} (run `aipc model fetch`, or pass --model)",
-            default_model.display()
-        ),
-    }
-    if missing == 0 {
-        println!("everything needed is present");
+    if diagnosis.ready {
         0
     } else {
-        println!("{missing} problem(s); fix them and run `aipc doctor` again");
         exit::ENVIRONMENT
     }
+}
+
+/// `aipc completions <shell>` and `aipc man`: generated from the clap definition, on stdout.
+fn generated(what: Generated) -> i32 {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    match what {
+        Generated::Completions(shell) => {
+            clap_complete::generate(shell, &mut command, "aipc", &mut std::io::stdout());
+            0
+        }
+        Generated::Man => match clap_mangen::Man::new(command).render(&mut std::io::stdout()) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("error: writing the man page: {e}");
+                exit::ENVIRONMENT
+            }
+        },
+    }
+}
+
+enum Generated {
+    Completions(clap_complete::Shell),
+    Man,
 }
 
 struct BenchDeployArgs {

@@ -29,9 +29,12 @@
 //! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part;
 //!   [`cli_sessions`]: its commands on recorded sessions.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
-//! - [`datadir`]: where prompts, skills and the toolbox are found.
+//! - [`doctor`]: `aipc doctor`, what a deployment needs and the command that fixes each gap.
+//! - [`datadir`]: where prompts, skills and the toolbox are found (or extracted from the binary).
+//! - [`build_info`]: version, commit, profile, target CPU and llama.cpp of this build.
 pub mod agent;
 pub mod bench;
+pub mod build_info;
 pub mod checkpoint;
 pub mod cli;
 pub mod cli_sessions;
@@ -40,6 +43,7 @@ pub mod contract;
 pub mod datadir;
 pub mod deploybench;
 pub mod diff;
+pub mod doctor;
 pub mod engine;
 pub mod evidence;
 pub mod model;

@@ -1,5 +1,5 @@
-//! The command-line side of toolchains: `aipc toolchain setup|list`, the toolchain lines of
-//! `aipc doctor`, and the on-demand setup `aipc run` does before a session. Kept apart from
+//! The command-line side of toolchains: `aipc toolchain setup|list` and the on-demand setup
+//! `aipc run` does before a session. Kept apart from
 //! `cli.rs` so that the two change independently; progress goes to stderr, results to stdout.
 
 use crate::datadir;
@@ -138,55 +138,4 @@ pub async fn ensure_toolchain(toolchain: &Toolchain, allow_setup: bool) -> Resul
         state.word()
     );
     setup_with_progress(toolchain, false).await
-}
-
-/// The toolchain lines of `aipc doctor`: per target its venv state and, for a venv that
-/// exists, the versions of python, torch, onnx, onnxruntime, executorch. Returns how many
-/// problems it found (a venv that exists but cannot answer); a missing venv is a note only,
-/// since only that target needs it.
-pub fn doctor_toolchains(data: &Path) -> usize {
-    let toolbox = data.join("toolbox");
-    let mut problems = 0;
-    for target in list_targets(&toolbox.join("targets")) {
-        let toolchain = Toolchain::locate(&toolbox, &target);
-        let what = format!("toolchain {target}");
-        let Some(venv) = &toolchain.venv else {
-            println!("ok   {what}: no venv needed (no requirements.txt; ambient PATH)");
-            continue;
-        };
-        let state = toolchain.state();
-        if state == VenvState::Missing {
-            println!(
-                "note {what}: missing ({}); run `aipc toolchain setup {target}` (or `aipc run` sets it up on demand)",
-                venv.display()
-            );
-            continue;
-        }
-        match probe::versions(&venv.join("bin/python")) {
-            Ok(versions) => {
-                let (mark, advice) = if state == VenvState::Stale {
-                    (
-                        "note",
-                        format!(" — stale: run `aipc toolchain setup {target}`"),
-                    )
-                } else {
-                    ("ok  ", String::new())
-                };
-                println!(
-                    "{mark} {what}: {} {} — {}{advice}",
-                    state.word(),
-                    venv.display(),
-                    probe::describe(&versions)
-                );
-            }
-            Err(message) => {
-                problems += 1;
-                println!(
-                    "MISS {what}: {} is broken: {message}; run `aipc toolchain setup {target} --force`",
-                    venv.display()
-                );
-            }
-        }
-    }
-    problems
 }

@@ -209,9 +209,11 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `aipc doctor` tells the truth: with an empty cache the model and every toolchain are "not
+/// ready", each with the command that fixes it, and the exit code is 3; a target that needs no
+/// venv and a present model are ready (exit 0); `--json` says the same.
 #[test]
-fn doctor_reports_the_environment() {
-    // An empty cache: the machine's own venvs do not change the outcome.
+fn doctor_reports_what_is_not_ready_and_the_fix() {
     let cache = tempfile::tempdir().unwrap();
     let out = aipc()
         .arg("doctor")
@@ -219,18 +221,141 @@ fn doctor_reports_the_environment() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
     assert!(stdout.contains("python-reference"), "{stdout}");
     assert!(stdout.contains("export-layer-fidelity"), "{stdout}");
     assert!(
-        stdout.contains("ok   toolchain python-reference: no venv needed"),
+        stdout.contains("ok        toolchain python-reference: no venv needed"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("NOT READY toolchain onnxruntime-cpu: missing"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("fix: aipc toolchain setup onnxruntime-cpu"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("NOT READY default model"), "{stdout}");
+    assert!(stdout.contains("fix: aipc model fetch"), "{stdout}");
+    assert!(stdout.contains("not ready:"), "{stdout}");
+
+    let out = aipc()
+        .args(["doctor", "--json"])
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["ready"], false);
+    let checks = json["checks"].as_array().unwrap();
+    let model = checks
+        .iter()
+        .find(|c| c["name"] == "default model")
+        .unwrap();
+    assert_eq!(model["status"], "not-ready");
+    assert_eq!(model["fix"], "aipc model fetch");
+
+    // With the model in place (the real one, which .ci/run fetches) and only a target that
+    // needs no venv: ready.
+    let real_model = std::path::PathBuf::from(std::env::var_os("HOME").unwrap())
+        .join(".cache/aipc/models/gemma-3-270m-q4_k_m.gguf");
+    assert!(
+        real_model.is_file(),
+        "{} is missing: run `aipc model fetch` (as .ci/run does)",
+        real_model.display()
+    );
+    std::fs::create_dir_all(cache.path().join("models")).unwrap();
+    std::os::unix::fs::symlink(
+        &real_model,
+        cache.path().join("models/gemma-3-270m-q4_k_m.gguf"),
+    )
+    .unwrap();
+    let out = aipc()
+        .args(["doctor", "--target", "python-reference", "--json"])
+        .env("AIPC_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["ready"], true, "{text}");
+    assert!(!text.contains("toolchain onnxruntime-cpu"), "{text}");
+
     let out = aipc()
         .args(["doctor", "--data-dir", "/nonexistent"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
+}
+
+/// `--version` names the build; completions and the man page come from the clap definition.
+#[test]
+fn version_completions_and_man_page() {
+    let out = aipc().arg("--version").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("commit: "), "{stdout}");
+    assert!(stdout.contains("target-cpu "), "{stdout}");
+    assert!(stdout.contains("llama-cpp-sys-2 "), "{stdout}");
+    let out = aipc().args(["completions", "bash"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("_aipc()"), "{stdout}");
+    assert!(stdout.contains("doctor"), "{stdout}");
+    let out = aipc().arg("man").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains(".TH aipc"), "{stdout}");
+}
+
+/// With no data folder beside the binary and no AIPC_DATA_DIR, the binary uses the copy
+/// embedded in it, extracted under the cache, from any working directory; a wrong
+/// AIPC_DATA_DIR is an error, not a silent fallback.
+#[test]
+fn an_installed_binary_uses_its_embedded_data_from_any_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let bin = root.path().join("bin/aipc");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_aipc"), &bin).unwrap();
+    let cache = root.path().join("cache");
+    let elsewhere = root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = Command::new(&bin)
+        .args(["doctor", "--json", "--target", "python-reference"])
+        .current_dir(&elsewhere)
+        .env_remove("AIPC_DATA_DIR")
+        .env("AIPC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let checks = json["checks"].as_array().unwrap();
+    let data = checks
+        .iter()
+        .find(|c| c["name"] == "data directory")
+        .unwrap();
+    assert_eq!(data["status"], "ok", "{json}");
+    let detail = data["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&cache.join("data").display().to_string())
+            && detail.ends_with("(embedded in the binary)"),
+        "{detail}"
+    );
+    let skills = checks.iter().find(|c| c["name"] == "skills").unwrap();
+    assert_eq!(skills["status"], "ok", "{json}");
+
+    let out = Command::new(&bin)
+        .arg("doctor")
+        .env("AIPC_DATA_DIR", root.path().join("nowhere"))
+        .env("AIPC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("nowhere is not an aipc data directory"),
+        "{stdout}"
+    );
 }
 
 /// A session whose model server is down, or answers garbage, stops with exit 5 and keeps a
@@ -458,8 +583,18 @@ fn toolchain_setup_creates_then_reuses_a_venv_that_commands_run_in() {
     assert!(stdout.contains("torch absent"), "{stdout}");
     assert!(stderr.contains("creating the venv"), "{stderr}");
     let venv = cache.join("toolchains/pinned/venv");
-    let stamp = std::fs::read_to_string(venv.join(".aipc-requirements.sha256")).unwrap();
-    assert!(stamp.starts_with("sha256 "), "{stamp}");
+    let stamp = std::fs::read_to_string(venv.join(".aipc-installed")).unwrap();
+    assert!(stamp.starts_with("installed-from sha256 "), "{stamp}");
+    // What the venv actually holds (pip, at least), hashed on the second line.
+    assert!(
+        stamp
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("installed sha256 "),
+        "{stamp}"
+    );
+    assert!(stamp.lines().any(|l| l.starts_with("pip==")), "{stamp}");
 
     let out = setup();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -480,14 +615,19 @@ fn toolchain_setup_creates_then_reuses_a_venv_that_commands_run_in() {
         "{stdout}"
     );
 
-    let out = aipc()
-        .args(["doctor", "--data-dir"])
-        .arg(&data)
-        .env("AIPC_CACHE_DIR", &cache)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("ok   toolchain pinned: ready"), "{stdout}");
+    let doctor = || {
+        aipc()
+            .args(["doctor", "--target", "pinned", "--data-dir"])
+            .arg(&data)
+            .env("AIPC_CACHE_DIR", &cache)
+            .output()
+            .unwrap()
+    };
+    let stdout = String::from_utf8_lossy(&doctor().stdout).into_owned();
+    assert!(
+        stdout.contains("ok        toolchain pinned: ready"),
+        "{stdout}"
+    );
     assert!(stdout.contains("torch absent, onnx absent"), "{stdout}");
 
     // The check's `python` is the venv's.
@@ -524,4 +664,31 @@ fn toolchain_setup_creates_then_reuses_a_venv_that_commands_run_in() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("adopting the existing venv"), "{stderr}");
     assert!(stdout.contains("ready, adopted"), "{stdout}");
+
+    // A package added by hand after setup: doctor sees that the venv is not what was stamped.
+    let marker = venv.join("lib");
+    let site = std::fs::read_dir(&marker)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.is_dir())
+        .unwrap();
+    let dist = site.join("handmade-1.0.dist-info");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(
+        dist.join("METADATA"),
+        "Metadata-Version: 2.1\nName: handmade\nVersion: 1.0\n",
+    )
+    .unwrap();
+    let out = doctor();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("NOT READY toolchain pinned:")
+            && stdout.contains("changed after setup (e.g. handmade==1.0)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("aipc toolchain setup pinned --force"),
+        "{stdout}"
+    );
 }

@@ -3,9 +3,14 @@
 //!
 //! A target whose folder holds a `requirements.txt` gets one venv under the user's cache,
 //! `<cache>/toolchains/<target>/venv` (cache = `~/.cache/aipc`, `$XDG_CACHE_HOME` and
-//! `$AIPC_CACHE_DIR` honoured, as for the model store). A stamp file in the venv records the
-//! sha256 of the `requirements.txt` it was installed from, so the venv is *missing* (no python
-//! in it), *stale* (no stamp, or the requirements changed since) or *ready*. A target without
+//! `$AIPC_CACHE_DIR` honoured, as for the model store). It is installed from the target's
+//! `requirements.lock` (every transitive package pinned with its hashes, made from
+//! `requirements.txt` by `scripts/lock-toolchains.sh`) with `pip --require-hashes --no-deps`;
+//! a target without a lock installs `requirements.txt` as it is. The stamp file in the venv
+//! records the sha256 of the file installed from and of the list of distributions actually
+//! installed, so the venv is *missing* (no python in it), *stale* (no stamp, the lock changed
+//! since, or — checked by `aipc doctor` — packages were changed by hand) or *ready*. pip's own
+//! download cache (`~/.cache/pip`, or `PIP_CACHE_DIR`) is shared by every target. A target without
 //! `requirements.txt` (e.g. `python-reference`) has no venv: its commands run with the ambient
 //! `PATH`.
 //!
@@ -22,10 +27,14 @@ pub use env::ToolchainEnv;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The pinned requirements of a target, in its folder.
+/// The pinned requirements of a target, in its folder (what a person edits).
 pub const REQUIREMENTS_FILE: &str = "requirements.txt";
-/// The stamp in a venv: `sha256 <hex of requirements.txt>`.
-pub const STAMP_FILE: &str = ".aipc-requirements.sha256";
+/// The full lock of [`REQUIREMENTS_FILE`], with hashes (what is installed).
+pub const LOCK_FILE: &str = "requirements.lock";
+/// The stamp in a venv (see [`Stamp`]).
+pub const STAMP_FILE: &str = ".aipc-installed";
+/// The locks are resolved for this platform; elsewhere `requirements.txt` is installed.
+const LOCK_PLATFORM: bool = cfg!(all(target_os = "linux", target_arch = "x86_64"));
 
 /// The folder holding every target's venv: `<cache>/toolchains`.
 pub fn toolchains_dir() -> PathBuf {
@@ -97,6 +106,17 @@ impl Toolchain {
         self.target_dir.join(REQUIREMENTS_FILE)
     }
 
+    /// What the venv is installed from: the lock when there is one (and this is the platform
+    /// it was resolved for), else `requirements.txt`. `true` for a lock.
+    pub fn install_source(&self) -> (PathBuf, bool) {
+        let lock = self.target_dir.join(LOCK_FILE);
+        if LOCK_PLATFORM && lock.is_file() {
+            (lock, true)
+        } else {
+            (self.requirements(), false)
+        }
+    }
+
     /// The interpreter toolbox scripts run with: the venv's `python`, else `python3` from the
     /// ambient `PATH`.
     pub fn python(&self) -> String {
@@ -115,10 +135,17 @@ impl Toolchain {
             return VenvState::Missing;
         }
         let stamp = std::fs::read_to_string(venv.join(STAMP_FILE)).unwrap_or_default();
-        match requirements_hash(&self.requirements()) {
-            Ok(hash) if stamp.trim() == stamp_text(&hash).trim() => VenvState::Ready,
+        let (source, _) = self.install_source();
+        match (requirements_hash(&source), Stamp::parse(&stamp)) {
+            (Ok(hash), Some(stamp)) if stamp.source_sha256 == hash => VenvState::Ready,
             _ => VenvState::Stale,
         }
+    }
+
+    /// The venv's stamp, when it has a readable one.
+    pub fn stamp(&self) -> Option<Stamp> {
+        let venv = self.venv.as_ref()?;
+        Stamp::parse(&std::fs::read_to_string(venv.join(STAMP_FILE)).ok()?)
     }
 
     /// The environment of this toolchain's commands.
@@ -133,9 +160,65 @@ pub fn requirements_hash(path: &Path) -> std::io::Result<String> {
     Ok(format!("{:x}", Sha256::digest(&bytes)))
 }
 
-/// The stamp file's content for a requirements hash.
-pub fn stamp_text(hash: &str) -> String {
-    format!("sha256 {hash}\n")
+/// What a ready venv's stamp records: the sha256 of the file it was installed from and of the
+/// distributions that were then in it (sorted `name==version` lines, listed below the hashes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    pub source_sha256: String,
+    pub installed_sha256: String,
+    pub installed: Vec<String>,
+}
+
+impl Stamp {
+    /// The stamp of a venv installed from a file with hash `source_sha256` that now holds
+    /// `installed`.
+    pub fn new(source_sha256: &str, installed: Vec<String>) -> Stamp {
+        Stamp {
+            source_sha256: source_sha256.to_string(),
+            installed_sha256: installed_hash(&installed),
+            installed,
+        }
+    }
+
+    /// The file's text.
+    pub fn to_text(&self) -> String {
+        let mut text = format!(
+            "installed-from sha256 {}\ninstalled sha256 {}\n",
+            self.source_sha256, self.installed_sha256
+        );
+        for line in &self.installed {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Read a stamp; `None` for any other text (an older format makes the venv stale).
+    pub fn parse(text: &str) -> Option<Stamp> {
+        let mut lines = text.lines();
+        let source_sha256 = lines.next()?.strip_prefix("installed-from sha256 ")?.trim();
+        let installed_sha256 = lines.next()?.strip_prefix("installed sha256 ")?.trim();
+        Some(Stamp {
+            source_sha256: source_sha256.to_string(),
+            installed_sha256: installed_sha256.to_string(),
+            installed: lines.map(str::to_string).collect(),
+        })
+    }
+
+    /// Whether a venv that now holds `installed` still holds what was stamped.
+    pub fn matches(&self, installed: &[String]) -> bool {
+        installed_hash(installed) == self.installed_sha256
+    }
+}
+
+/// sha256 (hex) of a list of `name==version` lines, one per line.
+fn installed_hash(installed: &[String]) -> String {
+    let mut hasher = Sha256::new();
+    for line in installed {
+        hasher.update(line.as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("{:x}", hasher.finalize())
 }
 
 /// Targets under `targets_dir` that a toolchain can be named for: subfolders holding a
@@ -206,15 +289,64 @@ mod tests {
         std::fs::create_dir_all(venv.join("bin")).unwrap();
         std::fs::write(venv.join("bin/python"), "").unwrap();
         assert_eq!(pinned.state(), VenvState::Stale, "no stamp");
+        std::fs::write(venv.join(STAMP_FILE), "sha256 0000\n").unwrap();
+        assert_eq!(pinned.state(), VenvState::Stale, "an older stamp format");
         let hash = requirements_hash(&pinned.requirements()).unwrap();
-        std::fs::write(venv.join(STAMP_FILE), stamp_text(&hash)).unwrap();
+        let stamp = Stamp::new(&hash, vec!["numpy==2.0".to_string()]);
+        std::fs::write(venv.join(STAMP_FILE), stamp.to_text()).unwrap();
         assert_eq!(pinned.state(), VenvState::Ready);
+        assert_eq!(pinned.stamp(), Some(stamp.clone()));
+        assert!(stamp.matches(&["numpy==2.0".to_string()]));
+        assert!(!stamp.matches(&["numpy==2.0".to_string(), "six==1.16.0".to_string()]));
         std::fs::write(pinned.requirements(), "numpy==2.1\n").unwrap();
         assert_eq!(pinned.state(), VenvState::Stale, "requirements changed");
+        // A lock, where there is one, is what the venv is installed from.
+        std::fs::write(venv.join(STAMP_FILE), stamp.to_text()).unwrap();
+        let lock = pinned.target_dir.join(LOCK_FILE);
+        std::fs::write(&lock, "numpy==2.0 --hash=sha256:00\n").unwrap();
+        if LOCK_PLATFORM {
+            assert_eq!(pinned.install_source(), (lock.clone(), true));
+            let lock_hash = requirements_hash(&lock).unwrap();
+            std::fs::write(
+                venv.join(STAMP_FILE),
+                Stamp::new(&lock_hash, vec![]).to_text(),
+            )
+            .unwrap();
+            assert_eq!(pinned.state(), VenvState::Ready);
+        }
         assert!(pinned.python().ends_with("pinned/venv/bin/python"));
         assert_eq!(
             list_targets(&toolbox.join("targets")),
             vec!["pinned".to_string(), "plain".to_string()]
         );
+    }
+
+    /// Every shipped lock was made from its requirements.txt as it is now (run
+    /// scripts/lock-toolchains.sh after editing one), and pins every package with hashes.
+    #[test]
+    fn shipped_locks_are_current_and_complete() {
+        let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("toolbox/targets");
+        let mut locked = 0;
+        for target in list_targets(&targets) {
+            let dir = targets.join(&target);
+            if !dir.join(REQUIREMENTS_FILE).is_file() {
+                continue;
+            }
+            let lock = std::fs::read_to_string(dir.join(LOCK_FILE))
+                .unwrap_or_else(|e| panic!("{target}: no {LOCK_FILE} ({e})"));
+            let hash = requirements_hash(&dir.join(REQUIREMENTS_FILE)).unwrap();
+            assert!(
+                lock.contains(&format!("# requirements.txt sha256 {hash}")),
+                "{target}: {LOCK_FILE} is older than {REQUIREMENTS_FILE}: run scripts/lock-toolchains.sh {target}"
+            );
+            let pins: Vec<&str> = lock.lines().filter(|l| l.contains("==")).collect();
+            assert!(pins.iter().any(|l| l.starts_with("numpy==")), "{target}");
+            assert!(pins.iter().any(|l| l.starts_with("torch==")), "{target}");
+            for pin in &pins {
+                assert!(pin.ends_with(" \\"), "{target}: {pin} has no hashes");
+            }
+            locked += 1;
+        }
+        assert!(locked >= 2, "{locked} locked targets");
     }
 }

@@ -1,5 +1,6 @@
-//! The versions of the packages that matter in one venv, read with one short `python -c`
-//! (package metadata only: nothing is imported, so even torch answers in well under a second).
+//! What one venv holds, read with one short `python -c` (package metadata only: nothing is
+//! imported, so even torch answers in well under a second): the versions of the packages that
+//! matter, and the full list of installed distributions that the venv's stamp is a hash of.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -27,11 +28,38 @@ pub type Versions = Vec<(String, Option<String>)>;
 
 /// Ask `python` (a venv's interpreter) for the versions; `Err` says why it could not answer.
 pub fn versions(python: &Path) -> Result<Versions, String> {
+    parse(&run_script(python, SCRIPT, PACKAGES)?)
+}
+
+const INSTALLED_SCRIPT: &str = r#"
+from importlib import metadata
+names = set()
+for dist in metadata.distributions():
+    name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+    if name:
+        names.add("%s==%s" % (name, dist.version))
+print("\n".join(sorted(names)))
+"#;
+
+/// Every distribution installed in `python`'s environment, as sorted `name==version` lines
+/// (names lower-cased, `_` as `-`): what the venv actually holds, for its stamp.
+pub fn installed(python: &Path) -> Result<Vec<String>, String> {
+    let stdout = run_script(python, INSTALLED_SCRIPT, &[])?;
+    Ok(stdout
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Run `python -I -c script args…` with [`PROBE_TIMEOUT`]; its stdout, or why it failed.
+fn run_script(python: &Path, script: &str, args: &[&str]) -> Result<String, String> {
     let mut child = Command::new(python)
         .arg("-I")
         .arg("-c")
-        .arg(SCRIPT)
-        .args(PACKAGES)
+        .arg(script)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -64,7 +92,7 @@ pub fn versions(python: &Path) -> Result<Versions, String> {
         let last = stderr.lines().last().unwrap_or("no output");
         return Err(format!("{} failed: {last}", python.display()));
     }
-    parse(&String::from_utf8_lossy(&out.stdout))
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn parse(stdout: &str) -> Result<Versions, String> {

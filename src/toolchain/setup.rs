@@ -1,11 +1,13 @@
 //! Creating or refreshing a target's venv: `python3 -m venv <venv>`, then
-//! `<venv>/bin/python -m pip install -r requirements.txt` with its output streamed line by line,
-//! then the stamp (sha256 of the requirements) that marks the venv ready.
+//! `<venv>/bin/python -m pip install --require-hashes --no-deps -r requirements.lock` (or
+//! `-r requirements.txt` for a target without a lock) with its output streamed line by line,
+//! then the stamp (sha256 of the file installed from and of what is then installed) that marks
+//! the venv ready.
 //!
 //! A venv that already exists is adopted, not rebuilt: `pip install -r` is quick when the pins
 //! are already satisfied, and then the stamp is written. `force` removes the venv first.
 
-use super::{requirements_hash, stamp_text, Toolchain, VenvState, STAMP_FILE};
+use super::{probe, requirements_hash, Stamp, Toolchain, VenvState, STAMP_FILE};
 use crate::protocol::OutputStream;
 use crate::tools::{run_command, shell_quote as quote, CommandSpec};
 use std::path::Path;
@@ -62,7 +64,7 @@ pub async fn setup(
             hint: format!("remove the folder by hand, {again}"),
         })?;
     }
-    let requirements = toolchain.requirements();
+    let (requirements, locked) = toolchain.install_source();
     let hash = requirements_hash(&requirements).map_err(|e| SetupError {
         what: format!("reading {}", requirements.display()),
         detail: e.to_string(),
@@ -105,8 +107,15 @@ pub async fn setup(
         requirements.display(),
         venv.display()
     ));
+    // A lock pins every package with its hashes: pip installs exactly those files and
+    // resolves nothing (a tampered or substituted download fails the hash check).
+    let pin_flags = if locked {
+        " --require-hashes --no-deps"
+    } else {
+        ""
+    };
     let command = format!(
-        "{} -m pip install --disable-pip-version-check -r {}",
+        "{} -m pip install --disable-pip-version-check{pin_flags} -r {}",
         quote_path(&venv.join("bin/python")),
         quote_path(&requirements)
     );
@@ -120,7 +129,13 @@ pub async fn setup(
                 requirements.display()
             ),
         })?;
-    std::fs::write(&stamp, stamp_text(&hash)).map_err(|e| SetupError {
+    let installed = probe::installed(&venv.join("bin/python")).map_err(|detail| SetupError {
+        what: format!("listing what was installed into {}", venv.display()),
+        detail,
+        hint: format!("`--force` starts from a fresh venv, {again}"),
+    })?;
+    let stamp_text = Stamp::new(&hash, installed).to_text();
+    std::fs::write(&stamp, stamp_text).map_err(|e| SetupError {
         what: format!("writing {}", stamp.display()),
         detail: e.to_string(),
         hint: format!("make {} writable, {again}", venv.display()),
