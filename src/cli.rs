@@ -66,6 +66,10 @@ enum Commands {
         /// Also print command output and model replies.
         #[arg(long, short)]
         verbose: bool,
+        /// Stream the session's events as JSON Lines on stdout (one event per line, as in the
+        /// session log; implies --batch; progress stays on stderr).
+        #[arg(long, conflicts_with = "interactive")]
+        json: bool,
         /// Do not create or refresh the target's venv on demand: exit 3 when it is not ready.
         #[arg(long)]
         no_toolchain_setup: bool,
@@ -276,10 +280,11 @@ pub async fn main() -> i32 {
             no_skills,
             raw_evidence,
             verbose,
+            json,
             no_toolchain_setup,
             model_args,
         } => {
-            let batch = batch || (!interactive && !std::io::stdout().is_terminal());
+            let batch = batch || json || (!interactive && !std::io::stdout().is_terminal());
             let options = EngineOptions {
                 batch,
                 offer_skills: !no_skills,
@@ -294,6 +299,7 @@ pub async fn main() -> i32 {
                 model_options: model_args.options(),
                 options,
                 verbose,
+                json,
                 toolchain_setup: !no_toolchain_setup,
             })
             .await
@@ -497,6 +503,8 @@ struct RunArgs {
     model_options: ModelOptions,
     options: EngineOptions,
     verbose: bool,
+    /// Events as JSON Lines on stdout.
+    json: bool,
     /// Create or refresh the target's venv when it is not ready.
     toolchain_setup: bool,
 }
@@ -602,6 +610,15 @@ async fn run(args: RunArgs) -> i32 {
     });
     let mut printer = None;
     let mut ui = None;
+    let json_stream = args.json.then(|| {
+        let log = session::paths::SessionPaths::from_dir(engine.session_dir()).events;
+        tokio::spawn(crate::json_stream::stream_events(
+            engine.subscribe(),
+            log,
+            0,
+            std::io::stdout(),
+        ))
+    });
     if use_tui {
         let session = tui::LiveSession {
             events: engine.subscribe(),
@@ -641,6 +658,10 @@ async fn run(args: RunArgs) -> i32 {
     if let Some(printer) = printer {
         let _ = printer.await;
     }
+    let json = json_stream.is_some();
+    if let Some(stream) = json_stream {
+        let _ = stream.await;
+    }
     if let Some(ui) = ui {
         match ui.await {
             Ok(Ok(())) => eprintln!(
@@ -652,7 +673,8 @@ async fn run(args: RunArgs) -> i32 {
             Err(e) => eprintln!("error: the TUI failed: {e}"),
         }
     }
-    if let Some(report) = &outcome.report_md {
+    // With --json, stdout holds only the events (the last one names the outcome).
+    if let (Some(report), false) = (&outcome.report_md, json) {
         println!("{}", report.display());
     }
     outcome.exit_code

@@ -24,6 +24,7 @@
 //! - [`rerun`]: `aipc rerun`, re-executing a session with its recorded model outputs and
 //!   reporting the first divergence.
 //! - [`printer`]: the batch progress printer (an event consumer).
+//! - [`json_stream`]: `aipc run --json`, the events as JSON Lines on stdout (an event consumer).
 //! - [`tui`]: the terminal workbench (ratatui): an event consumer and command producer.
 //! - [`console`]: the interactive line console (a command producer) when stdout is not a terminal.
 //! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part;
@@ -46,6 +47,7 @@ pub mod diff;
 pub mod doctor;
 pub mod engine;
 pub mod evidence;
+pub mod json_stream;
 pub mod model;
 pub mod printer;
 pub mod prompts;

@@ -53,6 +53,41 @@ fn batch_run_deploys_prints_progress_and_ends_with_the_report_path() {
     assert!(table.contains("deployed"), "{table}");
 }
 
+/// `run --json`: stdout is the event stream, one JSON object per line, `seq` from 0 without
+/// gaps, the same lines as the session log, ending with the finished session.
+#[test]
+fn run_json_streams_every_event_as_a_json_line() {
+    let project = git_project();
+    let out = aipc()
+        .args(["run", "--target", "python-reference", "--json", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(events.len() > 10, "{stdout}");
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event["seq"], i as u64, "{event}");
+    }
+    assert_eq!(events[0]["type"], "session_started");
+    assert_eq!(events.last().unwrap()["type"], "session_finished");
+    let session = events[0]["session_id"].as_str().unwrap();
+    let log = project
+        .path()
+        .join(".aipc/sessions")
+        .join(session)
+        .join("events.jsonl");
+    let logged = std::fs::read_to_string(log).unwrap();
+    assert_eq!(logged.lines().count(), events.len());
+    assert!(stderr.contains("validate passed"), "{stderr}");
+}
+
 #[test]
 fn stdout_not_a_terminal_implies_batch() {
     let project = git_project();
