@@ -18,7 +18,8 @@
 //! - [`prompts`]: the prompt templates (`prompts/*.j2`).
 //! - [`checkpoint`]: the session branch, worktree, attempt commits and stage tags (git2).
 //! - [`session`]: the session record: event log, meta, paths, listing.
-//! - [`report`]: `report.md` / `report.json`, computed from the event log.
+//! - [`report`]: `report.md` / `report.json`, computed from the event log; [`junit`]: its
+//!   `report.junit.xml` (one test case per stage).
 //! - [`recorded`]: the engine setup and drive loop for a recorded session (resume, rerun).
 //! - [`resume`]: `aipc resume`, continuing an interrupted session from its last checkpoint.
 //! - [`rerun`]: `aipc rerun`, re-executing a session with its recorded model outputs and
@@ -48,6 +49,7 @@ pub mod doctor;
 pub mod engine;
 pub mod evidence;
 pub mod json_stream;
+pub mod junit;
 pub mod model;
 pub mod printer;
 pub mod prompts;

@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The JUnit XML report's file name, beside `report.md`.
+pub const JUNIT_FILE: &str = "report.junit.xml";
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CheckReport {
     pub name: String,
@@ -288,11 +291,13 @@ impl Report {
         report
     }
 
-    /// Write `report.md` and `report.json`.
+    /// Write `report.md`, `report.json` and, beside them, `report.junit.xml`.
     pub fn write(&self, markdown: &Path, json: &Path) -> std::io::Result<()> {
         std::fs::write(markdown, self.to_markdown())?;
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(json, text + "\n")
+        std::fs::write(json, text + "\n")?;
+        let junit = crate::junit::to_junit(self).map_err(std::io::Error::other)?;
+        std::fs::write(markdown.with_file_name(JUNIT_FILE), junit)
     }
 
     pub fn to_markdown(&self) -> String {

@@ -44,6 +44,13 @@ fn batch_run_deploys_prints_progress_and_ends_with_the_report_path() {
     )
     .unwrap();
     assert_eq!(json["outcome"], "deployed");
+    let junit =
+        std::fs::read_to_string(report_path.replace("report.md", "report.junit.xml")).unwrap();
+    assert!(
+        junit.contains("tests=\"") && junit.contains("failures=\"0\""),
+        "{junit}"
+    );
+    assert!(!junit.contains("<failure"), "{junit}");
 
     // `aipc sessions` lists it.
     let out = aipc().arg("sessions").arg(project.path()).output().unwrap();
@@ -229,8 +236,16 @@ fn a_failing_stage_exits_1_with_a_failed_report() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let report = std::fs::read_to_string(stdout.lines().last().unwrap()).unwrap();
+    let report_path = stdout.lines().last().unwrap();
+    let report = std::fs::read_to_string(report_path).unwrap();
     assert!(report.contains("outcome: **failed**"), "{report}");
+    // The JUnit report: one test case per stage, the failed one a <failure> naming its check.
+    let junit =
+        std::fs::read_to_string(report_path.replace("report.md", "report.junit.xml")).unwrap();
+    assert!(junit.starts_with("<?xml"), "{junit}");
+    assert!(junit.contains("<testcase name=\"validate\""), "{junit}");
+    assert!(junit.contains("<failure"), "{junit}");
+    assert!(junit.contains("failures=\"1\""), "{junit}");
 }
 
 #[test]
