@@ -119,14 +119,33 @@ enum Commands {
     },
     /// Print the man page (roff), e.g. `aipc man > ~/.local/share/man/man1/aipc.1`.
     Man,
+    /// Settings: `show` prints the effective model, threads, ctx, target and HTTP timeout and
+    /// where each comes from (~/.config/aipc/config.toml, <project>/.aipc/config.toml, AIPC_*).
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigAction {
+    /// The effective settings and their sources.
+    Show {
+        /// Include this project's .aipc/config.toml.
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// How to run the model (every backend reads what applies to it).
 #[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
-    /// Context size in tokens (in-process backend).
-    #[arg(long, default_value_t = 8192)]
-    ctx: u32,
+    /// Context size in tokens (in-process backend) [default: 8192, or `ctx` in the config].
+    #[arg(long)]
+    ctx: Option<u32>,
     /// Decode threads (in-process backend); default: the cores available.
     #[arg(long)]
     threads: Option<u32>,
@@ -141,21 +160,27 @@ pub struct ModelArgs {
     /// HTTP model: bearer token, if the server wants one.
     #[arg(long, env = "AIPC_API_KEY", hide_env_values = true)]
     api_key: Option<String>,
-    /// HTTP model: seconds one model request may take, retries included.
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
-    request_timeout_s: u64,
+    /// HTTP model: seconds one model request may take, retries included [default: 300, or
+    /// `request_timeout_s` in the config].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    request_timeout_s: Option<u64>,
 }
 
 impl ModelArgs {
-    pub fn options(&self) -> ModelOptions {
+    /// The options, a flag winning over the config (`aipc config show`).
+    pub fn options(&self, config: &crate::config::Config) -> ModelOptions {
         ModelOptions {
-            context_size: self.ctx,
-            threads: self.threads,
+            context_size: self.ctx.unwrap_or(config.ctx.value),
+            threads: self.threads.or(config.threads.value),
             temperature: self.temperature,
             seed: self.seed,
             model_name: self.model_name.clone(),
             api_key: self.api_key.clone(),
-            request_timeout: std::time::Duration::from_secs(self.request_timeout_s),
+            request_timeout: std::time::Duration::from_secs(
+                self.request_timeout_s
+                    .unwrap_or(config.request_timeout_s.value)
+                    .max(1),
+            ),
         }
     }
 }
@@ -285,6 +310,13 @@ pub async fn main() -> i32 {
             model_args,
         } => {
             let batch = batch || json || (!interactive && !std::io::stdout().is_terminal());
+            let config = match crate::config::load(Some(&project)) {
+                Ok(config) => config,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return exit::USAGE;
+                }
+            };
             let options = EngineOptions {
                 batch,
                 offer_skills: !no_skills,
@@ -294,9 +326,9 @@ pub async fn main() -> i32 {
             run(RunArgs {
                 data_dir: cli.data_dir,
                 project,
-                target,
-                model,
-                model_options: model_args.options(),
+                target: target.or(config.target.value.clone()),
+                model: model.or(config.model.value.clone()),
+                model_options: model_args.options(&config),
                 options,
                 verbose,
                 json,
@@ -441,6 +473,9 @@ pub async fn main() -> i32 {
         }
         Commands::Completions { shell } => generated(Generated::Completions(shell)),
         Commands::Man => generated(Generated::Man),
+        Commands::Config {
+            action: ConfigAction::Show { project, json },
+        } => config_show(project.as_deref(), json),
     }
 }
 
@@ -699,6 +734,29 @@ fn doctor(data_dir: Option<&Path>, target: Option<&str>, json: bool) -> i32 {
     } else {
         exit::ENVIRONMENT
     }
+}
+
+/// `aipc config show`: exit 2 when a config file or variable cannot be read.
+fn config_show(project: Option<&Path>, json: bool) -> i32 {
+    let config = match crate::config::load(project) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    if json {
+        match serde_json::to_string(&config) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::ENVIRONMENT;
+            }
+        }
+    } else {
+        print!("{}", config.to_text());
+    }
+    0
 }
 
 /// `aipc completions <shell>` and `aipc man`: generated from the clap definition, on stdout.

@@ -251,12 +251,20 @@ pub async fn rerun(args: RerunCli, data_dir: Option<PathBuf>) -> i32 {
 /// `aipc resume`.
 pub async fn resume(args: ResumeCli, data_dir: Option<PathBuf>) -> i32 {
     let batch = args.batch || (!args.interactive && !std::io::stdout().is_terminal());
+    // The user's config and AIPC_* (a session's project config is read by the run it resumes).
+    let config = match crate::config::load(None) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return crate::engine::exit::USAGE;
+        }
+    };
     crate::resume::resume(crate::resume::ResumeArgs {
         session: args.which.session,
         project: args.which.project,
         data_dir,
         model: args.model,
-        model_options: args.model_args.options(),
+        model_options: args.model_args.options(&config),
         batch,
         verbose: args.verbose,
     })

@@ -32,6 +32,7 @@
 //!   [`cli_sessions`]: its commands on recorded sessions.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`doctor`]: `aipc doctor`, what a deployment needs and the command that fixes each gap.
+//! - [`config`]: settings from ~/.config/aipc/config.toml, <project>/.aipc/config.toml, AIPC_*.
 //! - [`datadir`]: where prompts, skills and the toolbox are found (or extracted from the binary).
 //! - [`build_info`]: version, commit, profile, target CPU and llama.cpp of this build.
 pub mod agent;
@@ -40,6 +41,7 @@ pub mod build_info;
 pub mod checkpoint;
 pub mod cli;
 pub mod cli_sessions;
+pub mod config;
 pub mod console;
 pub mod contract;
 pub mod datadir;

@@ -742,3 +742,65 @@ fn toolchain_setup_creates_then_reuses_a_venv_that_commands_run_in() {
         "{stdout}"
     );
 }
+
+/// `aipc config show` layers the user's file, the project's and AIPC_*; a broken file stops
+/// `run` with exit 2 naming the file and line, before anything else happens.
+#[test]
+fn config_files_and_environment_feed_run_and_config_show() {
+    let home = tempfile::tempdir().unwrap();
+    let config_home = home.path().join("config");
+    std::fs::create_dir_all(config_home.join("aipc")).unwrap();
+    std::fs::write(
+        config_home.join("aipc/config.toml"),
+        "threads = 1\nctx = 4096\n",
+    )
+    .unwrap();
+    let project = git_project();
+    std::fs::create_dir_all(project.path().join(".aipc")).unwrap();
+    std::fs::write(
+        project.path().join(".aipc/config.toml"),
+        "target = \"python-reference\"\n",
+    )
+    .unwrap();
+    let out = aipc()
+        .args(["config", "show", "--json", "--project"])
+        .arg(project.path())
+        .env("XDG_CONFIG_HOME", &config_home)
+        .env("AIPC_CTX", "2048")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["threads"]["value"], 1);
+    assert_eq!(json["ctx"]["value"], 2048);
+    assert_eq!(json["ctx"]["source"]["environment"], "AIPC_CTX");
+    assert_eq!(json["target"]["value"], "python-reference");
+
+    // The project's default target is used by `run` (no --target given).
+    let out = aipc()
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .env("XDG_CONFIG_HOME", &config_home)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+
+    std::fs::write(
+        project.path().join(".aipc/config.toml"),
+        "target = \"python-reference\"\nthread = 2\n",
+    )
+    .unwrap();
+    let out = aipc()
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .env("XDG_CONFIG_HOME", &config_home)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(".aipc/config.toml"), "{stderr}");
+    assert!(stderr.contains("line 2"), "{stderr}");
+}
