@@ -1,79 +1,55 @@
 #!/usr/bin/env bash
-# Build the real `llama-server` and `llama-bench` from the very llama.cpp tree that aipc links
-# in-process (the one vendored by the llama-cpp-sys-2 crate that Cargo.lock pins), with the
-# flags llama-cpp-sys-2's build script gives it, and install them into the aipc cache:
+# Build the real llama.cpp programs aipc is measured and tested against, portable (no
+# GGML_NATIVE), and install them into the aipc cache:
 #
-#   ${AIPC_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/aipc}/llama.cpp/llama-cpp-sys-2-<version>-<cpu>/bin/
-#
-# Same tree, same flags: `aipc bench model` compares the in-process model against llama-bench
-# like with like, and the HTTP-backend tests talk to a server with the same kernels.
+#   llama-bench  — the *same* llama.cpp library tree aipc links in-process (the one vendored by
+#                  the llama-cpp-sys-2 crate Cargo.lock pins), with the same CPU flags and CMake
+#                  build type, so `aipc bench model` compares like with like:
+#                  <cache>/llama.cpp/llama-cpp-sys-2-<version>-<cpu>/bin/llama-bench
+#                  The crate ships the library sources (ggml/, src/, common/) but not the tools':
+#                  llama-bench.cpp (a timing harness over the public API) comes from the
+#                  llama-cpp-python source distribution pinned below.
+#   llama-server — the OpenAI-compatible server the HTTP backend is tested against, from the
+#                  complete llama.cpp tree of that llama-cpp-python sdist (the server needs tool
+#                  sources that the crate does not ship, and does not build against its newer
+#                  library), with the same CPU flags:
+#                  <cache>/llama.cpp/server-llama-cpp-python-<version>-<cpu>/bin/llama-server
 #
 # The CPU baseline is the `target-cpu` of .cargo/config.toml (x86-64-v3: AVX2/FMA/F16C/BMI2,
 # which every x86-64 machine of this kind runs), mapped to llama.cpp's GGML_* options exactly as
-# llama-cpp-sys-2 maps Rust's target features (`rustc --print cfg`); GGML_NATIVE stays off, so
-# the binaries run on any such host (a GGML_NATIVE build on a CPU that advertises AMX dies with
-# SIGILL where the hypervisor does not enable AMX tile state). AIPC_TARGET_CPU=native opts in
-# to a build for this machine only.
+# llama-cpp-sys-2 maps Rust's target features (`rustc --print cfg`). A GGML_NATIVE build on a
+# CPU that advertises AMX dies with SIGILL where the hypervisor does not enable AMX tile state.
+# AIPC_TARGET_CPU=native opts in to a build for this machine only.
 #
-# Skipped when both binaries are already there, so a machine builds once. Progress goes to
-# stderr; the last line on stdout is the bin folder:
+# Usage: scripts/build-llama-server.sh [all|server|bench]   (default: all)
+# Each program is skipped when already installed, so a machine builds once. Progress goes to
+# stderr; stdout gets one line per program: its full path (`… | tail -n 1` is the last one;
+# `server` prints only the server's).
 #
-#   bin="$(scripts/build-llama-server.sh | tail -n 1)"
+# Needs cargo (to find the crate's source), python3 with pip (to fetch the sdist), cmake, g++
+# and make (installed with apt-get when missing and running as root). About 9 minutes per
+# program on 2 cores. CMAKE_<LANG>_COMPILER_LAUNCHER=ccache in the environment is honoured.
 #
-# Needs cargo (to find the crate's source), cmake, g++ and make (installed with apt-get when
-# missing and running as root). About 6 minutes on 2 cores.
-#
-# Environment: AIPC_CACHE_DIR, XDG_CACHE_HOME (where to install), AIPC_BUILD_JOBS (default:
-# the number of cores), AIPC_TARGET_CPU (default: from .cargo/config.toml).
+# Environment: AIPC_CACHE_DIR, XDG_CACHE_HOME (where to install), AIPC_BUILD_JOBS (default: the
+# number of cores), AIPC_TARGET_CPU (default: from .cargo/config.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Pinned: the newest llama-cpp-python on the registry when this was written (its vendored
+# llama.cpp has ggml 0.25.3; llama-cpp-sys-2 0.1.161 vendors ggml 0.26.0).
+LLAMA_CPP_PYTHON_VERSION="0.3.36"
+
+what="${1:-all}"
+case "$what" in all | server | bench) ;; *) echo "usage: $0 [all|server|bench]" >&2; exit 2 ;; esac
 
 log() { printf '[build-llama-server] %s\n' "$*" >&2; }
 fail() { log "error: $*"; exit 1; }
 
-# The llama-cpp-sys-2 crate Cargo.lock pins, and its source folder (cargo fetches it if needed).
-sys_version="$(awk '/^name = "llama-cpp-sys-2"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
-[ -n "$sys_version" ] || fail "Cargo.lock pins no llama-cpp-sys-2"
-cargo fetch --locked >&2 || fail "cargo fetch --locked failed (is the crate registry reachable?)"
-manifest="$(cargo metadata --locked --format-version 1 2>/dev/null |
-    python3 -c 'import json, sys
-v = sys.argv[1]
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"] == "llama-cpp-sys-2" and p["version"] == v:
-        print(p["manifest_path"])' "$sys_version")"
-src="$(dirname "$manifest")/llama.cpp"
-[ -f "$src/CMakeLists.txt" ] || fail "no llama.cpp tree at $src (llama-cpp-sys-2 $sys_version)"
-[ -d "$src/tools/server" ] && [ -d "$src/tools/llama-bench" ] ||
-    fail "$src does not vendor tools/server and tools/llama-bench"
-
 cpu="${AIPC_TARGET_CPU:-$(sed -n 's/.*"target-cpu=\([^"]*\)".*/\1/p' .cargo/config.toml | head -n 1)}"
 cpu="${cpu:-x86-64}"
-
 cache_root="${AIPC_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/aipc}"
-prefix="$cache_root/llama.cpp/llama-cpp-sys-2-$sys_version-$cpu"
-bin_dir="$prefix/bin"
 jobs="${AIPC_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
-
-installed() { [ -x "$bin_dir/llama-server" ] && [ -x "$bin_dir/llama-bench" ]; }
-
-if installed; then
-    log "already built: $bin_dir"
-    echo "$bin_dir"
-    exit 0
-fi
-
-mkdir -p "$prefix"
-# One build at a time per install folder (a developer and CI on one machine).
-if command -v flock >/dev/null 2>&1; then
-    exec 9>"$prefix/.build.lock"
-    log "waiting for the build lock $prefix/.build.lock"
-    flock 9
-    if installed; then
-        log "built meanwhile by another run: $bin_dir"
-        echo "$bin_dir"
-        exit 0
-    fi
-fi
+mkdir -p "$cache_root/llama.cpp"
 
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
@@ -89,28 +65,31 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
 fi
 
-# The CPU options, as llama-cpp-sys-2's build script sets them for this target-cpu.
-cpu_flags=()
+# The CMake options llama-cpp-sys-2's build script gives llama.cpp for this target-cpu: the
+# cmake/cc crates' default flags plus -march, GGML_* from Rust's target features, Release
+# (.cargo/config.toml sets LLAMA_LIB_PROFILE=Release), static, no OpenMP.
+cmake_options=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF
+    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+    -DLLAMA_BUILD_APP=OFF)
 if [ "$cpu" = "native" ]; then
-    cpu_flags+=(-DGGML_NATIVE=ON)
+    cmake_options+=(-DGGML_NATIVE=ON)
 else
-    # The compiler flags of llama-cpp-sys-2's CMake build (the cmake and cc crates' defaults plus
-    # -march), so that ccache, where .ci/run enables it, reuses the crate's objects.
-    common="-march=$cpu -ffunction-sections -fdata-sections -fPIC -m64 -w"
-    cpu_flags+=(-DGGML_NATIVE=OFF "-DCMAKE_C_FLAGS=$common" "-DCMAKE_CXX_FLAGS=$common")
+    common_flags="-march=$cpu -ffunction-sections -fdata-sections -fPIC -m64 -w"
+    cmake_options+=(-DGGML_NATIVE=OFF "-DCMAKE_C_FLAGS=$common_flags" "-DCMAKE_CXX_FLAGS=$common_flags")
     features="$(rustc --print cfg -C "target-cpu=$cpu" | sed -n 's/^target_feature="\(.*\)"$/\1/p')"
     for feature in $features; do
         case "$feature" in
-            avx) cpu_flags+=(-DGGML_AVX=ON) ;;
-            avx2) cpu_flags+=(-DGGML_AVX2=ON) ;;
-            avx512bf16) cpu_flags+=(-DGGML_AVX512_BF16=ON) ;;
-            avx512vbmi) cpu_flags+=(-DGGML_AVX512_VBMI=ON) ;;
-            avx512vnni) cpu_flags+=(-DGGML_AVX512_VNNI=ON) ;;
-            avxvnni) cpu_flags+=(-DGGML_AVX_VNNI=ON) ;;
-            bmi2) cpu_flags+=(-DGGML_BMI2=ON) ;;
-            f16c) cpu_flags+=(-DGGML_F16C=ON) ;;
-            fma) cpu_flags+=(-DGGML_FMA=ON) ;;
-            sse4.2) cpu_flags+=(-DGGML_SSE42=ON) ;;
+            avx) cmake_options+=(-DGGML_AVX=ON) ;;
+            avx2) cmake_options+=(-DGGML_AVX2=ON) ;;
+            avx512f) cmake_options+=(-DGGML_AVX512=ON) ;;
+            avx512bf16) cmake_options+=(-DGGML_AVX512_BF16=ON) ;;
+            avx512vbmi) cmake_options+=(-DGGML_AVX512_VBMI=ON) ;;
+            avx512vnni) cmake_options+=(-DGGML_AVX512_VNNI=ON) ;;
+            avxvnni) cmake_options+=(-DGGML_AVX_VNNI=ON) ;;
+            bmi2) cmake_options+=(-DGGML_BMI2=ON) ;;
+            f16c) cmake_options+=(-DGGML_F16C=ON) ;;
+            fma) cmake_options+=(-DGGML_FMA=ON) ;;
+            sse4.2) cmake_options+=(-DGGML_SSE42=ON) ;;
         esac
     done
 fi
@@ -118,25 +97,116 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/aipc-llama-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-started=$(date +%s)
-log "configuring llama.cpp of llama-cpp-sys-2 $sys_version for target-cpu=$cpu: ${cpu_flags[*]}"
-# Release, GGML_OPENMP=OFF and static libraries like aipc's in-process build (.cargo/config.toml
-# sets LLAMA_LIB_PROFILE=Release; Cargo.toml and README "Model speed and threads" say why no
-# OpenMP). CMAKE_<LANG>_COMPILER_LAUNCHER=ccache in the environment is honoured by CMake.
-cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-    -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF "${cpu_flags[@]}" >&2
-log "building llama-server and llama-bench with $jobs jobs"
-cmake --build "$work/build" --target llama-server llama-bench -j "$jobs" >&2
+# The llama-cpp-python sdist, downloaded once into the cache.
+sdist_tree() {
+    local archive="$cache_root/llama.cpp/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
+    if [ ! -f "$archive" ]; then
+        log "downloading the llama-cpp-python $LLAMA_CPP_PYTHON_VERSION source distribution"
+        python3 -m pip download --quiet --no-deps --no-binary llama-cpp-python \
+            --dest "$work/sdist" "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" >&2
+        local got
+        got="$(find "$work/sdist" -maxdepth 1 -name '*.tar.gz' | head -n 1)"
+        [ -n "$got" ] || fail "pip left no .tar.gz source distribution in $work/sdist"
+        cp "$got" "$archive.tmp" && mv "$archive.tmp" "$archive"
+    fi
+    if [ ! -d "$work/sdist-tree" ]; then
+        mkdir -p "$work/sdist-tree"
+        tar -xzf "$archive" -C "$work/sdist-tree"
+    fi
+    local tree
+    tree="$(find "$work/sdist-tree" -mindepth 3 -maxdepth 3 -type d -path '*/vendor/llama.cpp' | head -n 1)"
+    [ -f "$tree/CMakeLists.txt" ] || fail "$archive vendors no llama.cpp tree"
+    echo "$tree"
+}
 
-mkdir -p "$bin_dir"
-for tool in llama-server llama-bench; do
-    built="$(find "$work/build" -type f -name "$tool" -perm -u+x | head -n 1)"
-    [ -n "$built" ] || fail "the build produced no $tool binary"
+# install <program> <build dir> <bin dir> <description>
+install_program() {
+    local built
+    built="$(find "$2" -type f -name "$1" -perm -u+x | head -n 1)"
+    [ -n "$built" ] || fail "the build produced no $1 binary"
+    mkdir -p "$3"
     # Copy then rename, so a half-written binary is never taken for a finished one.
-    cp "$built" "$bin_dir/.$tool.tmp"
-    mv -f "$bin_dir/.$tool.tmp" "$bin_dir/$tool"
-done
-printf 'llama-cpp-sys-2 %s\ntarget-cpu %s\n%s\n' "$sys_version" "$cpu" "${cpu_flags[*]}" >"$prefix/BUILD"
-log "built in $(($(date +%s) - started)) s: $bin_dir"
-echo "$bin_dir"
+    cp "$built" "$3/.$1.tmp"
+    mv -f "$3/.$1.tmp" "$3/$1"
+    printf '%s\ntarget-cpu %s\n%s\n' "$4" "$cpu" "${cmake_options[*]}" >"$(dirname "$3")/BUILD"
+}
+
+# lock <install prefix>: one build at a time per install folder (a developer and CI on one machine).
+lock() {
+    mkdir -p "$1"
+    if command -v flock >/dev/null 2>&1; then
+        exec 9>"$1/.build.lock"
+        log "waiting for the build lock $1/.build.lock"
+        flock 9
+    fi
+}
+
+build_bench() {
+    local sys_version manifest crate_tree prefix="" bin
+    sys_version="$(awk '/^name = "llama-cpp-sys-2"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+    [ -n "$sys_version" ] || fail "Cargo.lock pins no llama-cpp-sys-2"
+    prefix="$cache_root/llama.cpp/llama-cpp-sys-2-$sys_version-$cpu"
+    bin="$prefix/bin/llama-bench"
+    if [ ! -x "$bin" ]; then
+        lock "$prefix"
+    fi
+    if [ ! -x "$bin" ]; then
+        cargo fetch --locked >&2 || fail "cargo fetch --locked failed (is the crate registry reachable?)"
+        manifest="$(cargo metadata --locked --format-version 1 2>/dev/null |
+            python3 -c 'import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == "llama-cpp-sys-2" and p["version"] == sys.argv[1]:
+        print(p["manifest_path"])' "$sys_version")"
+        crate_tree="$(dirname "$manifest")/llama.cpp"
+        [ -f "$crate_tree/CMakeLists.txt" ] || fail "no llama.cpp tree at $crate_tree (llama-cpp-sys-2 $sys_version)"
+        local sdist
+        sdist="$(sdist_tree)"
+        # The crate's tree, with the llama-bench source added and only it in tools/.
+        cp -r "$crate_tree" "$work/bench-src"
+        chmod -R u+w "$work/bench-src"
+        rm -rf "$work/bench-src/tools/llama-bench"
+        cp -r "$sdist/tools/llama-bench" "$work/bench-src/tools/llama-bench"
+        printf 'llama_add_compile_flags()\nadd_subdirectory(llama-bench)\n' >"$work/bench-src/tools/CMakeLists.txt"
+        local started
+        started=$(date +%s)
+        log "configuring llama-bench over the llama.cpp of llama-cpp-sys-2 $sys_version for target-cpu=$cpu"
+        cmake -S "$work/bench-src" -B "$work/bench-build" "${cmake_options[@]}" -DLLAMA_BUILD_SERVER=OFF >&2
+        log "building llama-bench with $jobs jobs"
+        cmake --build "$work/bench-build" --target llama-bench -j "$jobs" >&2
+        install_program llama-bench "$work/bench-build" "$prefix/bin" \
+            "llama.cpp library of llama-cpp-sys-2 $sys_version; tools/llama-bench of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION"
+        log "llama-bench built in $(($(date +%s) - started)) s"
+    else
+        log "already built: $bin"
+    fi
+    echo "$bin"
+}
+
+build_server() {
+    local prefix="$cache_root/llama.cpp/server-llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION-$cpu"
+    local bin="$prefix/bin/llama-server"
+    if [ ! -x "$bin" ]; then
+        lock "$prefix"
+    fi
+    if [ ! -x "$bin" ]; then
+        local sdist started
+        sdist="$(sdist_tree)"
+        started=$(date +%s)
+        log "configuring llama-server of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION for target-cpu=$cpu"
+        cmake -S "$sdist" -B "$work/server-build" "${cmake_options[@]}" >&2
+        log "building llama-server with $jobs jobs"
+        cmake --build "$work/server-build" --target llama-server -j "$jobs" >&2
+        install_program llama-server "$work/server-build" "$prefix/bin" \
+            "llama.cpp of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION"
+        log "llama-server built in $(($(date +%s) - started)) s"
+    else
+        log "already built: $bin"
+    fi
+    echo "$bin"
+}
+
+case "$what" in
+    bench) build_bench ;;
+    server) build_server ;;
+    all) build_bench; build_server ;;
+esac

@@ -4,8 +4,10 @@
 //!
 //! The reference is, by default, the llama-bench that `scripts/build-llama-server.sh` builds
 //! from the same llama.cpp tree and CPU flags as the in-process library
-//! ([`same_version_llama_bench`]); it runs before and after our measurements and the faster of
-//! its two results is the one compared against, so a noisy neighbour cannot flatter the ratio.
+//! ([`same_version_llama_bench`]). Both are measured in paired rounds (llama-bench, then ours,
+//! `repetitions` times) and the reported ratio is the median of the rounds' ratios: on a shared
+//! machine whose speed drifts by tens of percent within minutes, only measurements taken at the
+//! same moment compare.
 //!
 //! Figures: prompt processing (tokens/s, cold cache), decode unconstrained and under the
 //! tool-call constraint (tokens/s), and the prefill ratio of a later turn with KV reuse (tokens
@@ -57,9 +59,12 @@ pub struct BenchReport {
     pub llama_bench_build: Option<String>,
     pub llama_bench_prompt_tps: Option<f64>,
     pub llama_bench_decode_tps: Option<f64>,
-    /// ours ÷ llama-bench.
+    /// ours ÷ llama-bench: the median of the paired rounds' ratios.
     pub prompt_vs_llama_bench: Option<f64>,
     pub decode_vs_llama_bench: Option<f64>,
+    /// Each paired round's ratio (the spread behind the medians).
+    pub prompt_ratios: Vec<f64>,
+    pub decode_ratios: Vec<f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -80,30 +85,49 @@ pub async fn run(
         threads: Some(config.threads),
         ..ModelOptions::default()
     };
-    // llama-bench first, while our model is not yet holding memory and threads; again at the
-    // end (below), and the faster of the two is the reference.
-    let reference_before = match &config.llama_bench {
-        Some(binary) => {
-            progress("running llama-bench on the same file and threads");
-            Some(llama_bench(binary, config)?)
-        }
-        None => None,
-    };
     progress("loading the model");
     let mut model = LlamaCppBackend::load(&config.model, &config.prompts_dir, &options, true)?;
     let filler = filler_text(config.prompt_tokens as usize);
+    // The first run warms up (graph allocation, page faults), as llama-bench's warm-up does.
+    model.speed(&filler, config.prompt_tokens, config.decode_tokens)?;
 
-    progress("prompt processing and decode (fixed token counts, like llama-bench)");
+    // Paired rounds: llama-bench (one repetition after its own warm-up), then ours, round after
+    // round, so that both see the same moment of a shared machine; the ratio is the median of
+    // the rounds' ratios.
+    progress("prompt processing and decode (fixed token counts, like llama-bench), paired rounds");
     let mut prompt_rates = Vec::new();
     let mut decode_rates = Vec::new();
-    for _ in 0..config.repetitions + 1 {
+    let mut reference_rates = Vec::new();
+    for round in 0..config.repetitions {
+        if let Some(binary) = &config.llama_bench {
+            progress(&format!(
+                "round {}/{}: llama-bench on the same file and threads",
+                round + 1,
+                config.repetitions
+            ));
+            reference_rates.push(llama_bench(binary, config)?);
+        }
         let speed = model.speed(&filler, config.prompt_tokens, config.decode_tokens)?;
         prompt_rates.push(speed.prompt_tokens as f64 / (speed.prefill_ms / 1000.0));
         decode_rates.push(speed.decode_tokens as f64 / (speed.decode_ms / 1000.0));
     }
-    // The first run warms up (graph allocation, page faults), as llama-bench's warm-up does.
-    prompt_rates.remove(0);
-    decode_rates.remove(0);
+    let paired = |ours: &[f64], pick: fn(&(f64, f64)) -> f64| -> Vec<f64> {
+        ours.iter()
+            .zip(&reference_rates)
+            .map(|(o, r)| o / pick(r))
+            .collect()
+    };
+    let prompt_ratios = paired(&prompt_rates, |r| r.0);
+    let decode_ratios = paired(&decode_rates, |r| r.1);
+    let prompt_vs_llama_bench =
+        (!prompt_ratios.is_empty()).then(|| median(&mut prompt_ratios.clone()));
+    let decode_vs_llama_bench =
+        (!decode_ratios.is_empty()).then(|| median(&mut decode_ratios.clone()));
+    let reference = (!reference_rates.is_empty()).then(|| {
+        let mut prompts: Vec<f64> = reference_rates.iter().map(|r| r.0).collect();
+        let mut decodes: Vec<f64> = reference_rates.iter().map(|r| r.1).collect();
+        (median(&mut prompts), median(&mut decodes))
+    });
 
     progress("decode in a real turn, unconstrained");
     let mut turn_rates = Vec::new();
@@ -131,15 +155,6 @@ pub async fn run(
     drop(model);
     let mut fresh = LlamaCppBackend::load(&config.model, &config.prompts_dir, &options, false)?;
     let without_reuse = turn_ratio(&mut fresh, &filler, &schema).await?;
-    drop(fresh);
-    let reference = match (&config.llama_bench, reference_before) {
-        (Some(binary), Some((prompt, decode))) => {
-            progress("running llama-bench again (the faster of its two runs is the reference)");
-            let (prompt_again, decode_again) = llama_bench(binary, config)?;
-            Some((prompt.max(prompt_again), decode.max(decode_again)))
-        }
-        _ => None,
-    };
 
     let prompt_tps = median(&mut prompt_rates);
     let decode_tps = median(&mut decode_rates);
@@ -168,8 +183,10 @@ pub async fn run(
         constrained_ratio: constrained_decode_tps / turn_decode_tps,
         turn_prefill_ratio: with_reuse,
         turn_prefill_ratio_without_reuse: without_reuse,
-        prompt_vs_llama_bench: llama_bench_prompt_tps.map(|r| prompt_tps / r),
-        decode_vs_llama_bench: llama_bench_decode_tps.map(|r| decode_tps / r),
+        prompt_vs_llama_bench,
+        decode_vs_llama_bench,
+        prompt_ratios,
+        decode_ratios,
         llama_bench_prompt_tps,
         llama_bench_decode_tps,
     })
@@ -201,20 +218,29 @@ impl BenchReport {
                 self.llama_bench_build.as_deref().unwrap_or("build unknown")
             ));
         }
-        let vs = |ours: f64, theirs: Option<f64>| match theirs {
-            Some(t) => format!(
-                "{ours:>8.1} tok/s   llama-bench {t:>8.1} tok/s   ratio {:.2}",
-                ours / t
+        let vs = |ours: f64, theirs: Option<f64>, ratio: Option<f64>| {
+            match (theirs, ratio) {
+            (Some(t), Some(r)) => format!(
+                "{ours:>8.1} tok/s   llama-bench {t:>8.1} tok/s   ratio {r:.2} (median of paired rounds)"
             ),
-            None => format!("{ours:>8.1} tok/s"),
+            _ => format!("{ours:>8.1} tok/s"),
+        }
         };
         out.push_str(&format!(
             "prompt processing    {}\n",
-            vs(self.prompt_tps, self.llama_bench_prompt_tps)
+            vs(
+                self.prompt_tps,
+                self.llama_bench_prompt_tps,
+                self.prompt_vs_llama_bench
+            )
         ));
         out.push_str(&format!(
             "decode               {}\n",
-            vs(self.decode_tps, self.llama_bench_decode_tps)
+            vs(
+                self.decode_tps,
+                self.llama_bench_decode_tps,
+                self.decode_vs_llama_bench
+            )
         ));
         out.push_str(&format!(
             "turn decode          {:>8.1} tok/s   constrained {:.1} tok/s   ratio {:.2}\n",
@@ -311,7 +337,8 @@ async fn turn_ratio(
     Ok(ratio)
 }
 
-/// Run llama-bench (`-o json`) and return its (prompt, decode) tokens/s.
+/// Run llama-bench once (`-r 1`, after its own warm-up run; `-o json`) and return its
+/// (prompt, decode) tokens/s.
 fn llama_bench(binary: &Path, config: &BenchConfig) -> Result<(f64, f64), BenchError> {
     let output = Command::new(binary)
         .arg("-m")
@@ -319,7 +346,7 @@ fn llama_bench(binary: &Path, config: &BenchConfig) -> Result<(f64, f64), BenchE
         .args(["-t", &config.threads.to_string()])
         .args(["-p", &config.prompt_tokens.to_string()])
         .args(["-n", &config.decode_tokens.to_string()])
-        .args(["-r", &config.repetitions.max(1).to_string()])
+        .args(["-r", "1"])
         .args(["-o", "json"])
         .output()
         .map_err(|e| BenchError::LlamaBench(format!("cannot run {}: {e}", binary.display())))?;

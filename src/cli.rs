@@ -243,8 +243,9 @@ enum BenchWhat {
         prompt_tokens: u32,
         #[arg(long, default_value_t = 128)]
         decode_tokens: u32,
-        /// Repetitions of each measurement (the median is reported).
-        #[arg(long, default_value_t = 3)]
+        /// Repetitions of each measurement, and paired rounds against llama-bench (the median
+        /// is reported).
+        #[arg(long, default_value_t = 5)]
         repetitions: u32,
         /// Print one JSON object instead of the table.
         #[arg(long)]
@@ -664,10 +665,11 @@ async fn run(args: RunArgs) -> i32 {
         };
         ui = Some(tokio::task::spawn_blocking(move || tui::run_live(session)));
     } else {
-        printer = Some(tokio::spawn(printer::print_events(
+        printer = Some(tokio::spawn(printer::print_events_with_status(
             engine.subscribe(),
             std::io::stderr(),
             args.verbose,
+            std::io::stderr().is_terminal(),
         )));
     }
     if !batch && !use_tui {

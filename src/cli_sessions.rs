@@ -127,12 +127,18 @@ pub enum SessionsAction {
     List {
         #[arg(default_value = ".")]
         project: PathBuf,
+        /// Print one JSON array instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// One session on a page: meta, outcome, stages with attempts, turns, tokens, time,
     /// checkpoints, artifacts.
     Show {
         #[command(flatten)]
         which: SessionRef,
+        /// Print the session's report as one JSON object instead.
+        #[arg(long)]
+        json: bool,
     },
     /// Write a session as a Markdown transcript (with diffs) or as JSON (meta + events).
     Export {
@@ -274,9 +280,13 @@ pub async fn resume(args: ResumeCli, data_dir: Option<PathBuf>) -> i32 {
 /// `aipc sessions …`.
 pub fn sessions(args: SessionsArgs) -> i32 {
     match args.action {
-        None => list(&args.project),
-        Some(SessionsAction::List { project }) => list(&project),
-        Some(SessionsAction::Show { which }) => match open(&which) {
+        None => list(&args.project, false),
+        Some(SessionsAction::List { project, json }) => list(&project, json),
+        Some(SessionsAction::Show { which, json }) => match open(&which) {
+            Ok(recording) if json => write_stdout(&format!(
+                "{}\n",
+                crate::session::show::summary_json(&recording)
+            )),
             Ok(recording) => write_stdout(&render_summary(&recording)),
             Err(e) => usage_error(e),
         },
@@ -359,8 +369,15 @@ pub fn sessions(args: SessionsArgs) -> i32 {
     }
 }
 
-fn list(project: &Path) -> i32 {
+fn list(project: &Path, json: bool) -> i32 {
     match session::list_sessions(project) {
+        Ok(sessions) if json => match serde_json::to_string(&sessions) {
+            Ok(text) => write_stdout(&format!("{text}\n")),
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::ENVIRONMENT
+            }
+        },
         Ok(sessions) => write_stdout(&session::format_sessions_table(&sessions)),
         Err(e) => {
             eprintln!("error: {e}");

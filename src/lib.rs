@@ -24,7 +24,8 @@
 //! - [`resume`]: `aipc resume`, continuing an interrupted session from its last checkpoint.
 //! - [`rerun`]: `aipc rerun`, re-executing a session with its recorded model outputs and
 //!   reporting the first divergence.
-//! - [`printer`]: the batch progress printer (an event consumer).
+//! - [`printer`]: the batch progress printer (an event consumer); [`status_line`]: its live
+//!   status line on a terminal.
 //! - [`json_stream`]: `aipc run --json`, the events as JSON Lines on stdout (an event consumer).
 //! - [`tui`]: the terminal workbench (ratatui): an event consumer and command producer.
 //! - [`console`]: the interactive line console (a command producer) when stdout is not a terminal.
@@ -62,6 +63,7 @@ pub mod rerun;
 pub mod resume;
 pub mod session;
 pub mod skills;
+pub mod status_line;
 pub mod toolbox;
 pub mod toolchain;
 pub mod toolchain_cli;

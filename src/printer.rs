@@ -1,33 +1,70 @@
-//! The batch printer: one readable progress line per event of interest, on stderr. A consumer
-//! of the event stream like any other; when it falls behind it says how many events it missed
-//! (they are all in the session log).
+//! The batch printer: one readable progress line per event of interest, on stderr, and on a
+//! terminal a live status line under them. A consumer of the event stream like any other; when
+//! it falls behind it says how many events it missed (they are all in the session log).
 
 use crate::agent::clip;
 use crate::protocol::{Event, EventEnvelope};
 use crate::report::outcome_word;
+use crate::status_line::StatusLine;
 use std::io::Write;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 /// Print events from `events` to `out` until the stream closes. `verbose` adds command output
 /// lines and model text.
 pub async fn print_events(
+    events: broadcast::Receiver<EventEnvelope>,
+    out: impl Write,
+    verbose: bool,
+) {
+    print_events_with_status(events, out, verbose, false).await
+}
+
+/// [`print_events`]; with `live_status` (stderr is a terminal), a status line
+/// ([`StatusLine`]) under the progress lines, redrawn every second.
+pub async fn print_events_with_status(
     mut events: broadcast::Receiver<EventEnvelope>,
     mut out: impl Write,
     verbose: bool,
+    live_status: bool,
 ) {
+    let mut status = StatusLine::new();
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let width = || {
+        crossterm::terminal::size()
+            .map(|(w, _)| usize::from(w).saturating_sub(1))
+            .unwrap_or(100)
+    };
+    // A closed stderr must not stop the engine; the log has everything.
     loop {
-        match events.recv().await {
-            Ok(envelope) => {
-                if let Some(line) = describe(&envelope.event, verbose) {
-                    // A closed stderr must not stop the engine; the log has everything.
-                    let _ = writeln!(out, "{line}");
+        tokio::select! {
+            received = events.recv() => match received {
+                Ok(envelope) => {
+                    status.apply(&envelope.event);
+                    if let Some(line) = describe(&envelope.event, verbose) {
+                        if live_status {
+                            let _ = write!(out, "\r\x1b[2K");
+                        }
+                        let _ = writeln!(out, "{line}");
+                        if live_status {
+                            let _ = write!(out, "{}", status.render(width()));
+                            let _ = out.flush();
+                        }
+                    }
                 }
+                Err(RecvError::Lagged(missed)) => {
+                    let _ = writeln!(out, "  … {missed} events not shown (see the session log)");
+                }
+                Err(RecvError::Closed) => break,
+            },
+            _ = tick.tick(), if live_status => {
+                let _ = write!(out, "\r\x1b[2K{}", status.render(width()));
+                let _ = out.flush();
             }
-            Err(RecvError::Lagged(missed)) => {
-                let _ = writeln!(out, "  … {missed} events not shown (see the session log)");
-            }
-            Err(RecvError::Closed) => break,
         }
+    }
+    if live_status {
+        let _ = write!(out, "\r\x1b[2K");
     }
     let _ = out.flush();
 }

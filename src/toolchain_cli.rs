@@ -24,7 +24,11 @@ pub enum ToolchainAction {
         force: bool,
     },
     /// Show each target's venv and its state (missing / stale / ready).
-    List,
+    List {
+        /// Print one JSON array of {target, state, venv}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Run `aipc toolchain <action>`; returns the exit code.
@@ -39,7 +43,23 @@ pub async fn toolchain_command(data_dir: Option<&Path>, action: ToolchainAction)
     let toolbox = data.join("toolbox");
     let targets = list_targets(&toolbox.join("targets"));
     match action {
-        ToolchainAction::List => {
+        ToolchainAction::List { json: true } => {
+            let rows: Vec<serde_json::Value> = targets
+                .iter()
+                .map(|target| {
+                    let toolchain = Toolchain::locate(&toolbox, target);
+                    serde_json::json!({
+                        "target": target,
+                        "state": toolchain.state().word(),
+                        "venv": toolchain.venv.as_ref().map(|v| v.display().to_string()),
+                        "installed_from": toolchain.venv.as_ref().map(|_| toolchain.install_source().0.display().to_string()),
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::Value::Array(rows));
+            0
+        }
+        ToolchainAction::List { json: false } => {
             if targets.is_empty() {
                 println!("no targets in {}", toolbox.join("targets").display());
                 return 0;

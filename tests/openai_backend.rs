@@ -618,17 +618,23 @@ fn cache_root() -> PathBuf {
     base.join("aipc")
 }
 
-/// `AIPC_LLAMA_SERVER`, or where `scripts/build-llama-server.sh` installs it: built from the
-/// llama.cpp tree of the llama-cpp-sys-2 this crate links, for the same target CPU.
+/// `AIPC_LLAMA_SERVER`, or where `scripts/build-llama-server.sh` installs it (built for the
+/// same target CPU as this crate).
 fn llama_server() -> PathBuf {
     if let Some(path) = std::env::var_os("AIPC_LLAMA_SERVER") {
         return PathBuf::from(path);
     }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/build-llama-server.sh");
+    let text = std::fs::read_to_string(&script).unwrap();
+    let version = text
+        .lines()
+        .find_map(|l| l.strip_prefix("LLAMA_CPP_PYTHON_VERSION="))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .expect("the build script pins LLAMA_CPP_PYTHON_VERSION");
     cache_root()
         .join("llama.cpp")
         .join(format!(
-            "llama-cpp-sys-2-{}-{}",
-            aipc::build_info::LLAMA_CPP_SYS,
+            "server-llama-cpp-python-{version}-{}",
             aipc::build_info::TARGET_CPU
         ))
         .join("bin/llama-server")

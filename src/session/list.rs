@@ -12,8 +12,8 @@ use super::reader::scan;
 use crate::protocol::{Event, Outcome};
 use std::path::{Path, PathBuf};
 
-/// What `aipc sessions` shows about one session.
-#[derive(Debug, Clone, PartialEq)]
+/// What `aipc sessions` shows about one session (`--json`: one object per session).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SessionSummary {
     /// The folder name.
     pub id: String,

@@ -9,6 +9,21 @@ use crate::protocol::{Event, EventEnvelope, Outcome};
 use crate::report::{outcome_word, Report};
 use std::fmt::Write as _;
 
+/// The summary of `recording` as data (`aipc sessions show --json`): the session's report,
+/// computed from its events as `render_summary` does.
+pub fn summary_json(recording: &Recording) -> serde_json::Value {
+    let effective: Vec<EventEnvelope> = recording.effective().cloned().collect();
+    let finished = recording.finished();
+    let report = Report::from_events(
+        &effective,
+        finished.map(|(o, _)| o).unwrap_or(Outcome::Aborted),
+        wall_time_ms(recording.events()),
+    );
+    let mut value = serde_json::to_value(&report).unwrap_or_default();
+    value["finished"] = serde_json::Value::Bool(finished.is_some());
+    value
+}
+
 /// Render the summary of `recording` as plain text.
 pub fn render_summary(recording: &Recording) -> String {
     let effective: Vec<EventEnvelope> = recording.effective().cloned().collect();

@@ -64,7 +64,7 @@ pub enum Job {
     /// Drop the KV cache and the remembered tokens (benchmarks: a cold turn).
     Reset,
     /// Raw speed, measured like llama-bench: decode `prompt_tokens` tokens of `text` from an
-    /// empty cache, then generate `decode_tokens` tokens greedily without stopping early.
+    /// empty cache, then `decode_tokens` single-token decodes (no sampling, as llama-bench's tg).
     Speed {
         text: String,
         prompt_tokens: u32,
@@ -405,10 +405,11 @@ impl Session<'_> {
         let started = Instant::now();
         self.decode(&tokens, 0)?;
         let prefill_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let mut sampler = LlamaSampler::greedy();
+        // Like llama-bench's tg test: one token per decode, logits for it, no sampling (the
+        // tokens fed are the prompt's again; a real turn's sampling cost is measured apart).
         let started = Instant::now();
-        for position in tokens.len()..tokens.len() + decode_tokens as usize {
-            let token = sampler.sample(&self.ctx, self.batch.n_tokens() - 1);
+        for (step, position) in (tokens.len()..tokens.len() + decode_tokens as usize).enumerate() {
+            let token = tokens[step % tokens.len()];
             self.decode(&[token], position)?;
         }
         Ok(SpeedStats {
