@@ -67,6 +67,11 @@ mod tests {
             finish["properties"]["summary"]["maxLength"],
             MAX_SUMMARY_CHARS
         );
+        let run = crate::tools::schema::schema_of::<crate::tools::run::RunArgs>();
+        assert_eq!(
+            run["properties"]["command"]["maxLength"],
+            crate::tools::run::MAX_COMMAND_CHARS
+        );
         let ask = crate::tools::schema::schema_of::<AskHumanArgs>();
         assert_eq!(
             ask["properties"]["question"]["maxLength"],

@@ -21,7 +21,7 @@ mod matching;
 mod patch;
 pub mod process;
 mod read;
-mod run;
+pub(crate) mod run;
 pub(crate) mod schema;
 mod search;
 mod skill;

@@ -15,6 +15,12 @@ pub const DESCRIPTION: &str = "Run a shell command (sh -c) in the workspace root
 stdin. You are told the exit code and the last lines of output (stdout and stderr together). \
 Long-running commands are killed at the timeout.";
 
+/// Longest command the tool-call constraint lets the model write (a longer one belongs in a
+/// script). Unbounded, the 270M model
+/// ran a command into a repetition (`(opset 18): run (opset 18): run …`) until the reply's token
+/// limit cut it, and the reply was no JSON at all; bounded, the constraint closes the string.
+pub const MAX_COMMAND_CHARS: u32 = 300;
+
 const TAIL_LINES: usize = 60;
 const MAX_LINE_CHARS: usize = 300;
 
@@ -23,6 +29,7 @@ const MAX_LINE_CHARS: usize = 300;
 #[serde(deny_unknown_fields)]
 pub struct RunArgs {
     /// The shell command, e.g. `python export.py --out model.onnx`.
+    #[schemars(length(min = 1, max = "MAX_COMMAND_CHARS"))]
     pub command: String,
     /// Seconds before the command is killed (default: the stage's timeout).
     #[schemars(range(min = 1, max = 86400))]
