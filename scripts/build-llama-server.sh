@@ -141,68 +141,70 @@ lock() {
     fi
 }
 
-build_bench() {
-    local sys_version manifest crate_tree prefix="" bin
-    sys_version="$(awk '/^name = "llama-cpp-sys-2"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
-    [ -n "$sys_version" ] || fail "Cargo.lock pins no llama-cpp-sys-2"
-    prefix="$cache_root/llama.cpp/llama-cpp-sys-2-$sys_version-$cpu"
-    bin="$prefix/bin/llama-bench"
+# compile <program> <source dir> <description> [cmake option…]: configure, build, install.
+compile() {
+    local program="$1" source="$2" description="$3" started
+    shift 3
+    started=$(date +%s)
+    log "configuring $program ($description) for target-cpu=$cpu"
+    cmake -S "$source" -B "$work/build-$program" "${cmake_options[@]}" "$@" >&2
+    log "building $program with $jobs jobs"
+    cmake --build "$work/build-$program" --target "$program" -j "$jobs" >&2
+    install_program "$program" "$work/build-$program" "$prefix/bin" "$description"
+    log "$program built in $(($(date +%s) - started)) s"
+}
+
+# ensure <program> <make function>: unless $prefix/bin/<program> exists, take the folder's
+# lock and (if no other run built it meanwhile) call the function; print the program's path.
+ensure() {
+    local bin="$prefix/bin/$1"
     if [ ! -x "$bin" ]; then
         lock "$prefix"
     fi
     if [ ! -x "$bin" ]; then
-        cargo fetch --locked >&2 || fail "cargo fetch --locked failed (is the crate registry reachable?)"
-        manifest="$(cargo metadata --locked --format-version 1 2>/dev/null |
-            python3 -c 'import json, sys
-for p in json.load(sys.stdin)["packages"]:
-    if p["name"] == "llama-cpp-sys-2" and p["version"] == sys.argv[1]:
-        print(p["manifest_path"])' "$sys_version")"
-        crate_tree="$(dirname "$manifest")/llama.cpp"
-        [ -f "$crate_tree/CMakeLists.txt" ] || fail "no llama.cpp tree at $crate_tree (llama-cpp-sys-2 $sys_version)"
-        local sdist
-        sdist="$(sdist_tree)"
-        # The crate's tree, with the llama-bench source added and only it in tools/.
-        cp -r "$crate_tree" "$work/bench-src"
-        chmod -R u+w "$work/bench-src"
-        rm -rf "$work/bench-src/tools/llama-bench"
-        cp -r "$sdist/tools/llama-bench" "$work/bench-src/tools/llama-bench"
-        printf 'llama_add_compile_flags()\nadd_subdirectory(llama-bench)\n' >"$work/bench-src/tools/CMakeLists.txt"
-        local started
-        started=$(date +%s)
-        log "configuring llama-bench over the llama.cpp of llama-cpp-sys-2 $sys_version for target-cpu=$cpu"
-        cmake -S "$work/bench-src" -B "$work/bench-build" "${cmake_options[@]}" -DLLAMA_BUILD_SERVER=OFF >&2
-        log "building llama-bench with $jobs jobs"
-        cmake --build "$work/bench-build" --target llama-bench -j "$jobs" >&2
-        install_program llama-bench "$work/bench-build" "$prefix/bin" \
-            "llama.cpp library of llama-cpp-sys-2 $sys_version; tools/llama-bench of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION"
-        log "llama-bench built in $(($(date +%s) - started)) s"
+        "$2"
     else
         log "already built: $bin"
     fi
     echo "$bin"
 }
 
+# The crate's tree, with the llama-bench source added and only it in tools/.
+make_bench() {
+    cargo fetch --locked >&2 || fail "cargo fetch --locked failed (is the crate registry reachable?)"
+    local manifest crate_tree sdist
+    manifest="$(cargo metadata --locked --format-version 1 2>/dev/null |
+        python3 -c 'import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == "llama-cpp-sys-2" and p["version"] == sys.argv[1]:
+        print(p["manifest_path"])' "$sys_version")"
+    crate_tree="$(dirname "$manifest")/llama.cpp"
+    [ -f "$crate_tree/CMakeLists.txt" ] || fail "no llama.cpp tree at $crate_tree (llama-cpp-sys-2 $sys_version)"
+    sdist="$(sdist_tree)"
+    cp -r "$crate_tree" "$work/bench-src"
+    chmod -R u+w "$work/bench-src"
+    rm -rf "$work/bench-src/tools/llama-bench"
+    cp -r "$sdist/tools/llama-bench" "$work/bench-src/tools/llama-bench"
+    printf 'llama_add_compile_flags()\nadd_subdirectory(llama-bench)\n' >"$work/bench-src/tools/CMakeLists.txt"
+    compile llama-bench "$work/bench-src" \
+        "llama.cpp library of llama-cpp-sys-2 $sys_version; tools/llama-bench of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION" \
+        -DLLAMA_BUILD_SERVER=OFF
+}
+
+make_server() {
+    compile llama-server "$(sdist_tree)" "llama.cpp of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION"
+}
+
+build_bench() {
+    sys_version="$(awk '/^name = "llama-cpp-sys-2"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
+    [ -n "$sys_version" ] || fail "Cargo.lock pins no llama-cpp-sys-2"
+    prefix="$cache_root/llama.cpp/llama-cpp-sys-2-$sys_version-$cpu"
+    ensure llama-bench make_bench
+}
+
 build_server() {
-    local prefix="$cache_root/llama.cpp/server-llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION-$cpu"
-    local bin="$prefix/bin/llama-server"
-    if [ ! -x "$bin" ]; then
-        lock "$prefix"
-    fi
-    if [ ! -x "$bin" ]; then
-        local sdist started
-        sdist="$(sdist_tree)"
-        started=$(date +%s)
-        log "configuring llama-server of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION for target-cpu=$cpu"
-        cmake -S "$sdist" -B "$work/server-build" "${cmake_options[@]}" >&2
-        log "building llama-server with $jobs jobs"
-        cmake --build "$work/server-build" --target llama-server -j "$jobs" >&2
-        install_program llama-server "$work/server-build" "$prefix/bin" \
-            "llama.cpp of llama-cpp-python $LLAMA_CPP_PYTHON_VERSION"
-        log "llama-server built in $(($(date +%s) - started)) s"
-    else
-        log "already built: $bin"
-    fi
-    echo "$bin"
+    prefix="$cache_root/llama.cpp/server-llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION-$cpu"
+    ensure llama-server make_server
 }
 
 case "$what" in

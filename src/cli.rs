@@ -378,20 +378,10 @@ pub async fn main() -> i32 {
                 }),
             };
             match crate::bench::run(&config, &mut |step| eprintln!("bench: {step}")).await {
-                Ok(report) => {
-                    if json {
-                        match serde_json::to_string(&report) {
-                            Ok(text) => println!("{text}"),
-                            Err(e) => {
-                                eprintln!("error: {e}");
-                                return exit::ENVIRONMENT;
-                            }
-                        }
-                    } else {
-                        print!("{}", report.to_text());
-                    }
-                    0
-                }
+                Ok(report) => match print_json_or_text(&report, json, |r| r.to_text()) {
+                    Ok(()) => 0,
+                    Err(code) => code,
+                },
                 Err(e) => {
                     eprintln!("error: {e}");
                     exit::MODEL
@@ -717,19 +707,34 @@ async fn run(args: RunArgs) -> i32 {
     outcome.exit_code
 }
 
+/// Print `value` as one JSON line when `json`, else `text()`: the two output forms of a command.
+/// `Err` is the exit code when the JSON cannot be made.
+fn print_json_or_text<T: serde::Serialize>(
+    value: &T,
+    json: bool,
+    text: impl FnOnce(&T) -> String,
+) -> Result<(), i32> {
+    if !json {
+        print!("{}", text(value));
+        return Ok(());
+    }
+    match serde_json::to_string(value) {
+        Ok(line) => {
+            println!("{line}");
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(exit::ENVIRONMENT)
+        }
+    }
+}
+
 /// `aipc doctor`: exit 3 when something a deployment needs is not ready.
 fn doctor(data_dir: Option<&Path>, target: Option<&str>, json: bool) -> i32 {
     let diagnosis = crate::doctor::diagnose(data_dir, target);
-    if json {
-        match serde_json::to_string(&diagnosis) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::ENVIRONMENT;
-            }
-        }
-    } else {
-        print!("{}", diagnosis.to_text());
+    if let Err(code) = print_json_or_text(&diagnosis, json, |d| d.to_text()) {
+        return code;
     }
     if diagnosis.ready {
         0
@@ -747,18 +752,10 @@ fn config_show(project: Option<&Path>, json: bool) -> i32 {
             return exit::USAGE;
         }
     };
-    if json {
-        match serde_json::to_string(&config) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::ENVIRONMENT;
-            }
-        }
-    } else {
-        print!("{}", config.to_text());
+    match print_json_or_text(&config, json, |c| c.to_text()) {
+        Ok(()) => 0,
+        Err(code) => code,
     }
-    0
 }
 
 /// `aipc completions <shell>` and `aipc man`: generated from the clap definition, on stdout.
