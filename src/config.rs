@@ -106,8 +106,8 @@ pub fn read_file(path: &Path) -> Result<ConfigFile, ConfigError> {
         path: path.to_path_buf(),
         // toml's message names the line and column and shows the offending line.
         message: format!(
-            "{}keys: model, threads, ctx, target, request_timeout_s",
-            e.to_string().trim_end().to_string() + "\n"
+            "{}\nfix the file; its keys are model, threads, ctx, target, request_timeout_s",
+            e.to_string().trim_end()
         ),
     })
 }
