@@ -5,7 +5,7 @@
 //! order, and the stream has no gaps in `seq`.
 
 use crate::protocol::EventEnvelope;
-use crate::session::reader::read_events;
+use crate::session::LogTail;
 use std::io::Write;
 use std::path::PathBuf;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -19,6 +19,7 @@ pub async fn stream_events(
     first_seq: u64,
     mut out: impl Write,
 ) {
+    let mut tail = LogTail::new(log);
     let mut next_seq = first_seq;
     let mut lagged = false;
     loop {
@@ -28,7 +29,7 @@ pub async fn stream_events(
                     continue;
                 }
                 if envelope.seq > next_seq {
-                    fill_gap(&log, next_seq, envelope.seq, &mut out);
+                    fill_gap(&mut tail, next_seq, envelope.seq, &mut out);
                 }
                 write_line(&envelope, &mut out);
                 next_seq = envelope.seq + 1;
@@ -39,27 +40,15 @@ pub async fn stream_events(
         }
     }
     if lagged {
-        fill_gap(&log, next_seq, u64::MAX, &mut out);
+        fill_gap(&mut tail, next_seq, u64::MAX, &mut out);
     }
     let _ = out.flush();
 }
 
 /// Write the logged events with `from <= seq < until`.
-fn fill_gap(log: &std::path::Path, from: u64, until: u64, out: &mut impl Write) {
-    match read_events(log) {
-        Ok(read) => {
-            for envelope in read
-                .events
-                .iter()
-                .filter(|e| e.seq >= from && e.seq < until)
-            {
-                write_line(envelope, out);
-            }
-        }
-        Err(e) => eprintln!(
-            "aipc: events {from}.. could not be read back from {}: {e}",
-            log.display()
-        ),
+fn fill_gap(tail: &mut LogTail, from: u64, until: u64, out: &mut impl Write) {
+    for envelope in tail.read_range(from, until) {
+        write_line(&envelope, out);
     }
 }
 

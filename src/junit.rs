@@ -2,7 +2,8 @@
 //! test suite with one test case per stage, so a CI system shows which stage of a deployment
 //! failed and why. Made from the same [`Report`] as the other two (so from the event log).
 
-use crate::report::{outcome_word, Report, StageReport};
+use crate::report::{outcome_word, Report};
+use crate::session::view::{StageStatus, StageSummary};
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
 
@@ -21,10 +22,10 @@ pub fn to_junit(report: &Report) -> Result<String, quick_junit::SerializeError> 
     junit.to_string()
 }
 
-fn stage_case(report: &Report, stage: &StageReport) -> TestCase {
-    let status = match stage.status.as_str() {
-        "passed" => TestCaseStatus::success(),
-        "failed" => {
+fn stage_case(report: &Report, stage: &StageSummary) -> TestCase {
+    let status = match stage.status {
+        StageStatus::Passed => TestCaseStatus::success(),
+        StageStatus::Failed => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status.set_message(failure_message(stage));
             status.set_type(
@@ -37,7 +38,7 @@ fn stage_case(report: &Report, stage: &StageReport) -> TestCase {
             status.set_description(failure_detail(stage));
             status
         }
-        "running" => {
+        StageStatus::Running => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status.set_message(format!(
                 "the session ended ({}) while this stage ran",
@@ -46,12 +47,12 @@ fn stage_case(report: &Report, stage: &StageReport) -> TestCase {
             status.set_description(failure_detail(stage));
             status
         }
-        "skipped" => {
+        StageStatus::Skipped => {
             let mut status = TestCaseStatus::skipped();
             status.set_message("skipped");
             status
         }
-        _ => {
+        StageStatus::Pending => {
             let mut status = TestCaseStatus::skipped();
             status.set_message("not reached");
             status
@@ -69,7 +70,7 @@ fn stage_case(report: &Report, stage: &StageReport) -> TestCase {
 }
 
 /// One line: the first failing check of the last attempt, or the evidence's.
-fn failure_message(stage: &StageReport) -> String {
+fn failure_message(stage: &StageSummary) -> String {
     if let Some(evidence) = &stage.last_evidence {
         return evidence.failed_check.clone();
     }
@@ -82,7 +83,7 @@ fn failure_message(stage: &StageReport) -> String {
 }
 
 /// The checks of the last attempt and the evidence excerpt.
-fn failure_detail(stage: &StageReport) -> String {
+fn failure_detail(stage: &StageSummary) -> String {
     let mut text = String::new();
     for check in &stage.checks {
         text.push_str(&format!(

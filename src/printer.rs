@@ -3,7 +3,7 @@
 //! it falls behind it says how many events it missed (they are all in the session log).
 
 use crate::agent::clip;
-use crate::protocol::{Event, EventEnvelope};
+use crate::protocol::{CallStatus, Event, EventEnvelope};
 use crate::report::outcome_word;
 use crate::status_line::StatusLine;
 use std::io::Write;
@@ -120,13 +120,17 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
         Event::ToolCallRejected { reason, by, .. } => format!("      rejected by {by}: {reason}"),
         Event::ToolOutput { line, .. } if verbose => format!("      | {line}"),
         Event::CheckOutput { line, .. } if verbose => format!("      | {line}"),
+        // The rejection was printed.
         Event::ToolCallFinished {
-            ok,
+            status: CallStatus::Rejected,
+            ..
+        } => return None,
+        Event::ToolCallFinished {
+            status,
             exit_code,
             observation,
             ..
         } => {
-            let status = if *ok { "ok" } else { "failed" };
             let code = exit_code.map(|c| format!(" (exit {c})")).unwrap_or_default();
             let first = observation.lines().next().unwrap_or_default();
             format!("      {status}{code}: {}", clip(first, 120))
@@ -209,6 +213,9 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
         Event::BudgetExhausted { budget, detail, .. } => {
             format!("  budget exhausted ({budget:?}): {detail}")
         }
+        Event::BudgetRaised { budget, limit } => {
+            format!("  budget raised ({budget:?}): the limit is now {limit}")
+        }
         Event::Paused { reason } => format!("  paused: {reason}"),
         Event::Resumed => "  resumed".to_string(),
         Event::StepMode { on } => format!("  step mode {}", if *on { "on" } else { "off" }),
@@ -236,6 +243,13 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             outcome_word(*outcome),
             *duration_ms as f64 / 1000.0
         ),
-        _ => return None,
+        Event::ModelRequest { .. }
+        | Event::ModelDelta { .. }
+        | Event::ModelResponse { .. }
+        | Event::ToolCallApproved { .. }
+        | Event::ToolCallEdited { .. }
+        | Event::ToolCallStarted { .. }
+        | Event::ToolOutput { .. }
+        | Event::CheckOutput { .. } => return None,
     })
 }

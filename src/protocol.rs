@@ -13,9 +13,12 @@ use std::collections::BTreeMap;
 /// Version of the on-disk session format (`meta.json` + `events.jsonl`) this build writes.
 /// Bump when a change is not additive for readers.
 ///
-/// History: 1 — the first format; 2 — adds the `session_resumed` event (`aipc resume`). A
-/// version-1 log is a valid version-2 log, so both are read.
-pub const EVENT_FORMAT_VERSION: u32 = 2;
+/// History: 1 — the first format; 2 — adds the `session_resumed` event (`aipc resume`); 3 —
+/// every call ends with a `tool_call_finished` carrying a [`CallStatus`] (rejected and
+/// cancelled calls too), `rolled_back` names its stage, `stage_skipped` is written, and
+/// `budget_raised` records a grown global budget. Older logs read as version 3:
+/// [`Event::upgrade`] fills what they lack from what they hold.
+pub const EVENT_FORMAT_VERSION: u32 = 3;
 
 /// The oldest session format version this build still reads.
 pub const MIN_EVENT_FORMAT_VERSION: u32 = 1;
@@ -49,6 +52,77 @@ pub enum Policy {
     Ask,
     /// Never runs; the model is told so.
     Deny,
+}
+
+/// Who decided a call's approval or rejection, or a stage's skip.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Decider {
+    /// The engineer, in the TUI or the line console.
+    Human,
+    /// The contract's policy for the tool in this stage (`allow` runs, `deny` rejects).
+    Policy,
+    /// Zero-human mode: an `ask` call (or a step-mode call) runs without a human.
+    Batch,
+    /// The model itself (e.g. a stage it ends).
+    Model,
+}
+
+impl Decider {
+    /// The word in the log, e.g. `human`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Decider::Human => "human",
+            Decider::Policy => "policy",
+            Decider::Batch => "batch",
+            Decider::Model => "model",
+        }
+    }
+}
+
+impl std::fmt::Display for Decider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// How a tool call ended: every proposed call gets exactly one `tool_call_finished`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    /// It ran and succeeded.
+    #[default]
+    Ok,
+    /// It ran and failed (a non-zero exit, a tool error).
+    Failed,
+    /// It never ran: the policy or the engineer rejected it.
+    Rejected,
+    /// It was stopped or never started because the session was aborted or the stage
+    /// interrupted (retry, skip, rollback).
+    Cancelled,
+}
+
+impl CallStatus {
+    /// The word in the log, e.g. `rejected`.
+    pub fn word(self) -> &'static str {
+        match self {
+            CallStatus::Ok => "ok",
+            CallStatus::Failed => "failed",
+            CallStatus::Rejected => "rejected",
+            CallStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether the call ran at all.
+    pub fn ran(self) -> bool {
+        matches!(self, CallStatus::Ok | CallStatus::Failed)
+    }
+}
+
+impl std::fmt::Display for CallStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
 }
 
 /// Why a stage or session ended.
@@ -203,13 +277,12 @@ pub enum Event {
     },
     ToolCallApproved {
         call_id: String,
-        /// `human`, `policy`, or `batch` (an `ask` call in zero-human mode).
-        by: String,
+        by: Decider,
     },
     ToolCallRejected {
         call_id: String,
         reason: String,
-        by: String,
+        by: Decider,
     },
     ToolCallEdited {
         call_id: String,
@@ -224,9 +297,14 @@ pub enum Event {
         stream: OutputStream,
         line: String,
     },
+    /// The end of every proposed call, whether it ran or not.
     ToolCallFinished {
         call_id: String,
+        /// `status == ok`, kept for readers of the older format.
         ok: bool,
+        /// How it ended (a version-2 log has none: read from `ok`).
+        #[serde(default)]
+        status: CallStatus,
         /// What the model is told (bounded).
         observation: String,
         exit_code: Option<i32>,
@@ -291,12 +369,18 @@ pub enum Event {
     },
     StageSkipped {
         stage: String,
-        by: String,
+        by: Decider,
     },
     BudgetExhausted {
         stage: Option<String>,
         budget: BudgetKind,
         detail: String,
+    },
+    /// A global budget was raised because the engineer retried after it ran out: the new
+    /// limit in its unit (tokens, or seconds of wall time).
+    BudgetRaised {
+        budget: BudgetKind,
+        limit: u64,
     },
     Paused {
         reason: String,
@@ -314,6 +398,10 @@ pub enum Event {
         diffs: Vec<FileDiff>,
     },
     RolledBack {
+        /// The stage whose checkpoint the session went back to; the stages after it run again
+        /// (a version-2 log has none: read from the tag's last segment).
+        #[serde(default)]
+        stage: String,
         to_tag: String,
         commit: String,
         /// The head the session was at before, kept reachable for the record.
@@ -386,6 +474,7 @@ impl Event {
             Event::StageFailed { .. } => "stage_failed",
             Event::StageSkipped { .. } => "stage_skipped",
             Event::BudgetExhausted { .. } => "budget_exhausted",
+            Event::BudgetRaised { .. } => "budget_raised",
             Event::Paused { .. } => "paused",
             Event::Resumed => "resumed",
             Event::StepMode { .. } => "step_mode",
@@ -395,6 +484,24 @@ impl Event {
             Event::EngineError { .. } => "engine_error",
             Event::SessionResumed { .. } => "session_resumed",
             Event::SessionFinished { .. } => "session_finished",
+        }
+    }
+}
+
+impl Event {
+    /// Fill what a log of an older format lacks from what it holds (see
+    /// [`EVENT_FORMAT_VERSION`]); a no-op for an event of this format. Every reader of a log
+    /// calls it once per event.
+    pub fn upgrade(&mut self) {
+        match self {
+            // A version-2 event has `ok` only, and `status` defaults to `ok`.
+            Event::ToolCallFinished { ok, status, .. } if !*ok && *status == CallStatus::Ok => {
+                *status = CallStatus::Failed;
+            }
+            Event::RolledBack { stage, to_tag, .. } if stage.is_empty() => {
+                *stage = to_tag.rsplit('/').next().unwrap_or_default().to_string();
+            }
+            _ => {}
         }
     }
 }

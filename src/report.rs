@@ -1,61 +1,16 @@
 //! The session report (`report.md` + `report.json`), computed from the event log alone, so
 //! any recorded session — live, replayed or re-run — yields the same report.
 
-use crate::protocol::{BudgetKind, Event, EventEnvelope, Evidence, GateResult, Outcome};
+use crate::protocol::{EventEnvelope, Outcome};
+use crate::session::view::{
+    ArtifactSummary, ChecksFirst, Escalation, SessionView, StageStatus, StageSummary,
+};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// The JUnit XML report's file name, beside `report.md`.
 pub const JUNIT_FILE: &str = "report.junit.xml";
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CheckReport {
-    pub name: String,
-    pub passed: bool,
-    pub detail: String,
-    pub exit_code: Option<i32>,
-    pub gates: Vec<GateResult>,
-    pub duration_ms: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct StageReport {
-    pub name: String,
-    /// `passed`, `failed`, `skipped`, `running` (the session ended inside it) or `pending`.
-    pub status: String,
-    pub attempts: u32,
-    pub metrics: BTreeMap<String, f64>,
-    /// The checks of the stage's last attempt.
-    pub checks: Vec<CheckReport>,
-    pub duration_ms: u64,
-    pub tool_calls: u32,
-    pub model_turns: u32,
-    pub tokens: u64,
-    pub checkpoint: Option<String>,
-    /// The evidence of the stage's last failure, if any.
-    pub last_evidence: Option<Evidence>,
-    /// For a `checks_first` stage, how its checks before any model turn went: `passed` (the
-    /// stage passed with no model call, 0 attempts) or `failed` (attempt 1 repaired).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub checks_first: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct ArtifactReport {
-    pub stage: String,
-    pub path: String,
-    pub sha256: String,
-    pub bytes: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Escalation {
-    pub stage: Option<String>,
-    pub budget: BudgetKind,
-    pub detail: String,
-}
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -76,219 +31,47 @@ pub struct Report {
     /// Time spent in check commands and tool calls (the toolchain's share of the wall time).
     pub toolchain_time_ms: u64,
     pub tool_calls: u32,
-    pub stages: Vec<StageReport>,
+    pub stages: Vec<StageSummary>,
     pub checkpoints: Vec<(String, String)>,
-    pub artifacts: Vec<ArtifactReport>,
+    pub artifacts: Vec<ArtifactSummary>,
     pub escalations: Vec<Escalation>,
     pub errors: Vec<String>,
 }
 
 impl Report {
-    /// Fold a session's events into its report. `outcome` and `duration_ms` come from the
-    /// caller because the report is written before the final event.
+    /// A session's report from its events. `outcome` and `duration_ms` come from the caller
+    /// because the report is written before the final event.
     pub fn from_events(events: &[EventEnvelope], outcome: Outcome, duration_ms: u64) -> Report {
-        let mut report = Report {
+        Report::from_view(SessionView::of(events), outcome, duration_ms)
+    }
+
+    /// The report of a folded session.
+    pub fn from_view(view: SessionView, outcome: Outcome, duration_ms: u64) -> Report {
+        let session = view.session.unwrap_or_default();
+        let totals = view.totals;
+        Report {
             outcome,
-            session_id: String::new(),
-            target: String::new(),
-            model: String::new(),
-            project: String::new(),
-            branch: String::new(),
-            base_commit: String::new(),
+            session_id: session.session_id,
+            target: session.target,
+            model: session.model,
+            project: session.project,
+            branch: session.branch,
+            base_commit: session.base_commit,
             duration_ms,
-            human_interventions: 0,
-            model_turns: 0,
-            invalid_replies: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            model_time_ms: 0,
-            toolchain_time_ms: 0,
-            tool_calls: 0,
-            stages: Vec::new(),
-            checkpoints: Vec::new(),
-            artifacts: Vec::new(),
-            escalations: Vec::new(),
-            errors: Vec::new(),
-        };
-        let mut current: Option<usize> = None;
-        let mut check_names: BTreeMap<String, String> = BTreeMap::new();
-        for envelope in events {
-            let stage = current.and_then(|i| report.stages.get_mut(i));
-            match &envelope.event {
-                Event::SessionStarted {
-                    session_id,
-                    project,
-                    target,
-                    model,
-                    branch,
-                    base_commit,
-                    stages,
-                    ..
-                } => {
-                    report.session_id = session_id.clone();
-                    report.project = project.clone();
-                    report.target = target.clone();
-                    report.model = model.clone();
-                    report.branch = branch.clone();
-                    report.base_commit = base_commit.clone();
-                    report.stages = stages.iter().map(|name| new_stage(name)).collect();
-                }
-                Event::StageStarted { stage: name, .. } => {
-                    current = report.stages.iter().position(|s| &s.name == name);
-                    if let Some(s) = current.and_then(|i| report.stages.get_mut(i)) {
-                        s.status = "running".to_string();
-                        s.attempts = 0;
-                        s.checks.clear();
-                        s.checks_first = None;
-                    }
-                }
-                Event::AttemptStarted { attempt, .. } => {
-                    if let Some(s) = stage {
-                        s.attempts = *attempt;
-                        s.checks.clear();
-                        if *attempt == 0 {
-                            s.checks_first = Some("running".to_string());
-                        }
-                    }
-                }
-                Event::ModelResponse {
-                    prompt_tokens,
-                    completion_tokens,
-                    duration_ms,
-                    ..
-                } => {
-                    report.model_turns += 1;
-                    report.prompt_tokens += prompt_tokens;
-                    report.completion_tokens += completion_tokens;
-                    report.model_time_ms += duration_ms;
-                    if let Some(s) = stage {
-                        s.model_turns += 1;
-                        s.tokens += prompt_tokens + completion_tokens;
-                    }
-                }
-                Event::ModelInvalidCall { .. } => report.invalid_replies += 1,
-                Event::ToolCallFinished { duration_ms, .. } => {
-                    report.toolchain_time_ms += duration_ms;
-                }
-                Event::ToolCallStarted { .. } => {
-                    report.tool_calls += 1;
-                    if let Some(s) = stage {
-                        s.tool_calls += 1;
-                    }
-                }
-                Event::ToolCallApproved { by, .. } if by == "human" => {
-                    report.human_interventions += 1
-                }
-                Event::HumanAction { action, .. } if action != "takeover_end" => {
-                    report.human_interventions += 1
-                }
-                Event::CheckStarted { check_id, name, .. } => {
-                    check_names.insert(check_id.clone(), name.clone());
-                }
-                Event::CheckResult {
-                    check_id,
-                    passed,
-                    exit_code,
-                    detail,
-                    metrics,
-                    gates,
-                    duration_ms,
-                } => {
-                    report.toolchain_time_ms += duration_ms;
-                    if let Some(s) = stage {
-                        s.metrics.extend(metrics.clone());
-                        s.checks.push(CheckReport {
-                            name: check_names.get(check_id).cloned().unwrap_or_default(),
-                            passed: *passed,
-                            detail: detail.clone(),
-                            exit_code: *exit_code,
-                            gates: gates.clone(),
-                            duration_ms: *duration_ms,
-                        });
-                    }
-                }
-                Event::EvidenceCollected {
-                    evidence, attempt, ..
-                } => {
-                    if let Some(s) = stage {
-                        s.last_evidence = Some(evidence.clone());
-                        if *attempt == 0 && s.checks_first.is_some() {
-                            s.checks_first = Some("failed".to_string());
-                        }
-                    }
-                }
-                Event::CheckpointMade {
-                    stage: name,
-                    tag,
-                    commit,
-                } => {
-                    report.checkpoints.push((tag.clone(), commit.clone()));
-                    if let Some(s) = report.stages.iter_mut().find(|s| &s.name == name) {
-                        s.checkpoint = Some(tag.clone());
-                    }
-                }
-                Event::ArtifactRecorded {
-                    stage: name,
-                    path,
-                    sha256,
-                    bytes,
-                } => {
-                    report.artifacts.retain(|a| &a.path != path);
-                    report.artifacts.push(ArtifactReport {
-                        stage: name.clone(),
-                        path: path.clone(),
-                        sha256: sha256.clone(),
-                        bytes: *bytes,
-                    });
-                }
-                Event::StagePassed {
-                    attempts,
-                    duration_ms,
-                    ..
-                } => {
-                    if let Some(s) = stage {
-                        s.status = "passed".to_string();
-                        s.attempts = *attempts;
-                        s.duration_ms = *duration_ms;
-                        if *attempts == 0 && s.checks_first.is_some() {
-                            s.checks_first = Some("passed".to_string());
-                        }
-                    }
-                }
-                Event::StageFailed { attempts, .. } => {
-                    if let Some(s) = stage {
-                        s.status = "failed".to_string();
-                        s.attempts = *attempts;
-                    }
-                }
-                Event::StageSkipped { .. } => {
-                    if let Some(s) = stage {
-                        s.status = "skipped".to_string();
-                    }
-                }
-                Event::BudgetExhausted {
-                    stage: name,
-                    budget,
-                    detail,
-                } => report.escalations.push(Escalation {
-                    stage: name.clone(),
-                    budget: *budget,
-                    detail: detail.clone(),
-                }),
-                Event::RolledBack { to_tag, .. } => {
-                    // Stages after the checkpoint are to be done again.
-                    let stage_name = to_tag.rsplit('/').next().unwrap_or_default();
-                    if let Some(i) = report.stages.iter().position(|s| s.name == stage_name) {
-                        for s in report.stages.iter_mut().skip(i + 1) {
-                            *s = new_stage(&s.name.clone());
-                        }
-                    }
-                }
-                Event::EngineError { message } => report.errors.push(message.clone()),
-                _ => {}
-            }
+            human_interventions: totals.human_interventions,
+            model_turns: totals.model_turns,
+            invalid_replies: totals.invalid_replies,
+            prompt_tokens: totals.prompt_tokens,
+            completion_tokens: totals.completion_tokens,
+            model_time_ms: totals.model_time_ms,
+            toolchain_time_ms: totals.toolchain_time_ms,
+            tool_calls: totals.tool_calls,
+            stages: view.stages,
+            checkpoints: view.checkpoints,
+            artifacts: view.artifacts,
+            escalations: view.escalations,
+            errors: view.errors,
         }
-        report
     }
 
     /// Write `report.md`, `report.json` and, beside them, `report.junit.xml`.
@@ -337,10 +120,11 @@ impl Report {
         );
         let _ = writeln!(md, "|---|---|---|---|---|---|---|---|");
         for s in &self.stages {
-            let status = match s.checks_first.as_deref() {
-                Some("passed") => format!("{} (checks first, no model call)", s.status),
-                Some("failed") => format!("{} (checks first failed, repaired)", s.status),
-                _ => s.status.clone(),
+            let status = s.status.word();
+            let status = match s.checks_first {
+                Some(ChecksFirst::Passed) => format!("{status} (checks first, no model call)"),
+                Some(ChecksFirst::Failed) => format!("{status} (checks first failed, repaired)"),
+                Some(ChecksFirst::Running) | None => status.to_string(),
             };
             let _ = writeln!(
                 md,
@@ -373,7 +157,7 @@ impl Report {
                     let _ = writeln!(md, "  - `{}`: {measured} ({mark})", g.expr);
                 }
             }
-            if s.status != "passed" {
+            if s.status != StageStatus::Passed {
                 if let Some(ev) = &s.last_evidence {
                     let _ = writeln!(
                         md,
@@ -423,23 +207,6 @@ impl Report {
             }
         }
         md
-    }
-}
-
-fn new_stage(name: &str) -> StageReport {
-    StageReport {
-        name: name.to_string(),
-        status: "pending".to_string(),
-        attempts: 0,
-        metrics: BTreeMap::new(),
-        checks: Vec::new(),
-        duration_ms: 0,
-        tool_calls: 0,
-        model_turns: 0,
-        tokens: 0,
-        checkpoint: None,
-        last_evidence: None,
-        checks_first: None,
     }
 }
 

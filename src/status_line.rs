@@ -76,7 +76,35 @@ impl StatusLine {
                 self.activity = Some((format!("check {name}"), now));
             }
             Event::ToolCallFinished { .. } | Event::CheckResult { .. } => self.activity = None,
-            _ => {}
+            // Nothing the line shows.
+            Event::SessionStarted { .. }
+            | Event::Compacted { .. }
+            | Event::ModelInvalidCall { .. }
+            | Event::ToolCallProposed { .. }
+            | Event::ToolCallApproved { .. }
+            | Event::ToolCallRejected { .. }
+            | Event::ToolCallEdited { .. }
+            | Event::ToolOutput { .. }
+            | Event::FileChanged { .. }
+            | Event::CheckOutput { .. }
+            | Event::EvidenceCollected { .. }
+            | Event::AttemptCommitted { .. }
+            | Event::ArtifactRecorded { .. }
+            | Event::CheckpointMade { .. }
+            | Event::StagePassed { .. }
+            | Event::StageFailed { .. }
+            | Event::StageSkipped { .. }
+            | Event::BudgetExhausted { .. }
+            | Event::BudgetRaised { .. }
+            | Event::Paused { .. }
+            | Event::Resumed
+            | Event::StepMode { .. }
+            | Event::HintAdded { .. }
+            | Event::HumanAction { .. }
+            | Event::RolledBack { .. }
+            | Event::EngineError { .. }
+            | Event::SessionResumed { .. }
+            | Event::SessionFinished { .. } => {}
         }
     }
 

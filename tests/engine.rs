@@ -4,7 +4,7 @@
 mod common;
 
 use aipc::engine::exit;
-use aipc::protocol::{BudgetKind, Command, Event, Outcome, Policy};
+use aipc::protocol::{BudgetKind, CallStatus, Command, Decider, Event, Outcome, Policy};
 use common::calls::*;
 use common::*;
 use std::time::{Duration, Instant};
@@ -378,7 +378,7 @@ async fn ask_policy_waits_for_approval_and_a_rejection_reaches_the_model() {
     assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
     let rejected = find(
         &events,
-        |e| matches!(e, Event::ToolCallRejected { by, .. } if by == "human"),
+        |e| matches!(e, Event::ToolCallRejected { by, .. } if *by == Decider::Human),
     );
     assert_eq!(rejected.len(), 1);
     // The model saw the rejection as its next observation.
@@ -391,6 +391,46 @@ async fn ask_policy_waits_for_approval_and_a_rejection_reaches_the_model() {
     assert!(saw_rejection);
     // One rejection, one approval.
     assert_eq!(report_json(&outcome)["human_interventions"], 2);
+    assert_every_call_ends_once(&events);
+    let rejected_id = match rejected[0] {
+        Event::ToolCallRejected { call_id, .. } => call_id.clone(),
+        other => panic!("not a rejection: {other:?}"),
+    };
+    assert_eq!(call_status(&events, &rejected_id), CallStatus::Rejected);
+}
+
+/// Every proposed call ends with exactly one `tool_call_finished`, after its proposal.
+fn assert_every_call_ends_once(events: &[aipc::protocol::EventEnvelope]) {
+    for proposed in events {
+        let Event::ToolCallProposed { call_id, .. } = &proposed.event else {
+            continue;
+        };
+        let ends: Vec<u64> = events
+            .iter()
+            .filter(|e| matches!(&e.event, Event::ToolCallFinished { call_id: id, .. } if id == call_id))
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(ends.len(), 1, "call {call_id} ends {} times", ends.len());
+        assert!(
+            ends[0] > proposed.seq,
+            "call {call_id} ends before it was proposed"
+        );
+    }
+}
+
+/// How the call `call_id` ended.
+fn call_status(events: &[aipc::protocol::EventEnvelope], call_id: &str) -> CallStatus {
+    events
+        .iter()
+        .find_map(|e| match &e.event {
+            Event::ToolCallFinished {
+                call_id: id,
+                status,
+                ..
+            } if id == call_id => Some(*status),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("call {call_id} never ended"))
 }
 
 #[tokio::test]
@@ -437,6 +477,15 @@ async fn abort_at_an_approval_prompt_never_runs_the_call() {
     assert_eq!(outcome.exit_code, exit::ABORTED);
     assert_eq!(outcome.outcome, Outcome::Aborted);
     assert!(find(&events, |e| matches!(e, Event::ToolCallStarted { .. })).is_empty());
+    assert_every_call_ends_once(&events);
+    let statuses: Vec<CallStatus> = find(&events, |e| matches!(e, Event::ToolCallFinished { .. }))
+        .iter()
+        .map(|e| match e {
+            Event::ToolCallFinished { status, .. } => *status,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(statuses, vec![CallStatus::Cancelled]);
 }
 
 #[tokio::test]
@@ -578,6 +627,41 @@ async fn the_token_budget_ends_a_batch_run() {
 }
 
 #[tokio::test]
+async fn a_retry_after_the_token_budget_ran_out_raises_it_by_an_event() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"python-reference\"\n[budgets]\ntotal_tokens = 50\n",
+    )
+    .unwrap();
+    let mut retried = false;
+    let (outcome, events) =
+        interactive_run(project.path(), &demo_script(), move |event| match event {
+            Event::Paused { reason } if reason.contains("needs you") && !retried => {
+                retried = true;
+                vec![Command::RetryStage {
+                    extra_attempts: Some(1),
+                }]
+            }
+            Event::Paused { reason } if reason.contains("needs you") => vec![Command::Abort],
+            _ => vec![],
+        })
+        .await;
+    let raised: Vec<u64> = find(&events, |e| matches!(e, Event::BudgetRaised { .. }))
+        .iter()
+        .map(|e| match e {
+            Event::BudgetRaised {
+                budget: BudgetKind::Tokens,
+                limit,
+            } => *limit,
+            other => panic!("not a token raise: {other:?}"),
+        })
+        .collect();
+    assert_eq!(raised.first(), Some(&100), "{:?}", kinds(&events));
+    assert_ne!(outcome.outcome, Outcome::Deployed);
+}
+
+#[tokio::test]
 async fn step_mode_edit_and_hint_are_honoured() {
     let project = git_project();
     let (outcome, events) = interactive_run_with(
@@ -613,7 +697,7 @@ async fn step_mode_edit_and_hint_are_honoured() {
     // In step mode even `allow` calls were approved by the human.
     let by_human = find(
         &events,
-        |e| matches!(e, Event::ToolCallApproved { by, call_id } if by == "human" && call_id.starts_with("validate")),
+        |e| matches!(e, Event::ToolCallApproved { by, call_id } if *by == Decider::Human && call_id.starts_with("validate")),
     );
     assert_eq!(by_human.len(), 2, "{by_human:?}");
     assert_eq!(

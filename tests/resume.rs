@@ -142,5 +142,9 @@ async fn a_resumed_session_continues_after_its_checkpoint_with_the_pending_hint(
     assert_eq!(report["stages"][2]["attempts"], 2);
     let meta = std::fs::read_to_string(&paths.meta).unwrap();
     assert!(meta.contains("\"resumes\": \"1\""), "{meta}");
-    assert!(meta.contains("\"format_version\": 2"), "{meta}");
+    let version = format!(
+        "\"format_version\": {}",
+        aipc::protocol::EVENT_FORMAT_VERSION
+    );
+    assert!(meta.contains(&version), "{meta}");
 }

@@ -81,7 +81,7 @@ fn many_events() -> Vec<Event> {
         },
         Event::ToolCallApproved {
             call_id: "c1".into(),
-            by: "batch".into(),
+            by: Decider::Batch,
         },
         Event::ToolCallStarted {
             call_id: "c1".into(),
@@ -95,6 +95,7 @@ fn many_events() -> Vec<Event> {
         Event::ToolCallFinished {
             call_id: "c1".into(),
             ok: true,
+            status: CallStatus::Ok,
             observation: "edited".into(),
             exit_code: None,
             duration_ms: 3,

@@ -9,7 +9,7 @@
 
 mod common;
 
-use aipc::protocol::{Event, EventEnvelope};
+use aipc::protocol::{Decider, Event, EventEnvelope};
 use common::tmux::{quote, tmux_available, Tmux, STEP_TIMEOUT};
 use common::*;
 use std::path::{Path, PathBuf};
@@ -158,8 +158,8 @@ fn step_approve_reject_take_over_and_hand_back_in_the_tui() {
         events
             .iter()
             .filter(|e| match &e.event {
-                Event::ToolCallApproved { by, .. } => kind == "approved" && by == "human",
-                Event::ToolCallRejected { by, .. } => kind == "rejected" && by == "human",
+                Event::ToolCallApproved { by, .. } => kind == "approved" && *by == Decider::Human,
+                Event::ToolCallRejected { by, .. } => kind == "rejected" && *by == Decider::Human,
                 _ => false,
             })
             .count()

@@ -293,10 +293,10 @@ pub(super) fn restore(
     engine.done = point.completed.clone();
     engine.next_request = point.next_request;
     engine.next_call = point.next_call;
-    engine.tokens_used = point.tokens_used;
+    engine.budgets.tokens_used = point.tokens_used;
     engine.artifact_hashes = point.artifact_hashes.clone();
     engine.control.step_mode = point.step_mode;
-    engine.started = Instant::now()
+    engine.budgets.started = Instant::now()
         .checked_sub(Duration::from_millis(point.elapsed_ms))
         .unwrap_or_else(Instant::now);
     let from_stage = engine

@@ -19,7 +19,7 @@
 //!   artifact hashes (toolchains embed build times and versions in their outputs).
 
 use super::normalize::{mask_numbers, Normalizer};
-use crate::protocol::{Event, EventEnvelope};
+use crate::protocol::{Decider, Event, EventEnvelope};
 use crate::toolbox::observation::{is_timing, mask_result_timings};
 use serde::Serialize;
 
@@ -180,7 +180,10 @@ pub fn comparable<'a>(
                 // is approved by batch mode there. Both let the call run.
                 vec![field(
                     "approved_by",
-                    text(if by == "human" { "batch" } else { by }),
+                    text(match by {
+                        Decider::Human => Decider::Batch.word(),
+                        other => other.word(),
+                    }),
                 )],
             ),
             Event::ToolCallRejected {
@@ -190,10 +193,13 @@ pub fn comparable<'a>(
             } => (
                 format!("call {call_id}"),
                 vec![
-                    field("rejected_by", text(by)),
+                    field("rejected_by", text(by.word())),
                     field("reason", text(reason)),
                 ],
             ),
+            // A call that never ran ended with its rejection (compared above) or with the
+            // session's abort; format 2 logs have no such end.
+            Event::ToolCallFinished { status, .. } if !status.ran() => continue,
             Event::ToolCallFinished {
                 call_id,
                 ok,
@@ -343,6 +349,8 @@ pub fn comparable<'a>(
             | Event::StepMode { .. }
             | Event::HintAdded { .. }
             | Event::HumanAction { .. }
+            // Raised by an engineer's retry, which a re-run (zero-human) never makes.
+            | Event::BudgetRaised { .. }
             | Event::SessionResumed { .. } => continue,
         };
         items.push(Item {

@@ -232,8 +232,12 @@ fn restore_point(
                 point.checkpoint = None;
                 point.next_stage = index + 1;
             }
-            Event::RolledBack { to_tag, commit, .. } => {
-                let stage = to_tag.rsplit('/').next().unwrap_or_default();
+            Event::RolledBack {
+                stage,
+                to_tag,
+                commit,
+                ..
+            } => {
                 let index = index_of(stage)?;
                 last_commit.clone_from(commit);
                 point.completed.truncate(index + 1);
@@ -338,6 +342,7 @@ mod tests {
         log.push(Event::ToolCallFinished {
             call_id: call.into(),
             ok: true,
+            status: crate::protocol::CallStatus::Ok,
             observation: String::new(),
             exit_code: None,
             duration_ms: 0,

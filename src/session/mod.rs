@@ -30,7 +30,9 @@ pub mod reader;
 pub mod recording;
 pub mod show;
 pub mod synth;
+pub mod tail;
 pub mod transcript;
+pub mod view;
 pub mod writer;
 
 pub use error::SessionError;
@@ -41,5 +43,7 @@ pub use meta::{read_meta, write_meta, Meta};
 pub use paths::SessionPaths;
 pub use reader::{read_events, ReadLog, TornTail};
 pub use recording::{Mark, Recording, RecordingIndex};
+pub use tail::LogTail;
 pub use transcript::{render_markdown, TranscriptOptions};
+pub use view::SessionView;
 pub use writer::EventLog;

@@ -122,7 +122,14 @@ pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
 /// parsed on its own and the two numbers are read off the prefix, which avoids the buffering
 /// `#[serde(flatten)]` costs (about half the time of a whole log). Any other line takes the
 /// general path.
-fn parse_line(line: &[u8]) -> Result<EventEnvelope, serde_json::Error> {
+/// An event of an older format is upgraded ([`crate::protocol::Event::upgrade`]).
+pub fn parse_line(line: &[u8]) -> Result<EventEnvelope, serde_json::Error> {
+    let mut envelope = parse_envelope(line)?;
+    envelope.event.upgrade();
+    Ok(envelope)
+}
+
+fn parse_envelope(line: &[u8]) -> Result<EventEnvelope, serde_json::Error> {
     if let Some((seq, ts_ms)) = envelope_prefix(line) {
         if let Ok(event) = serde_json::from_slice::<crate::protocol::Event>(line) {
             return Ok(EventEnvelope { seq, ts_ms, event });

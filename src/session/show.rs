@@ -119,7 +119,7 @@ pub fn render_summary(recording: &Recording) -> String {
     for s in &report.stages {
         rows.push(vec![
             s.name.clone(),
-            s.status.clone(),
+            s.status.word().to_string(),
             s.attempts.to_string(),
             s.model_turns.to_string(),
             s.tool_calls.to_string(),

@@ -13,8 +13,8 @@ use super::paths::SessionPaths;
 use super::recording::{Recording, RecordingIndex};
 use super::transcript::{render_markdown, TranscriptOptions};
 use crate::protocol::{
-    Event, EventEnvelope, Evidence, FileDiff, GateResult, Outcome, OutputStream, Policy,
-    EVENT_FORMAT_VERSION,
+    CallStatus, Decider, Event, EventEnvelope, Evidence, FileDiff, GateResult, Outcome,
+    OutputStream, Policy, EVENT_FORMAT_VERSION,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -162,7 +162,7 @@ fn generate(
                 });
                 events.push(Event::ToolCallApproved {
                     call_id: call_id.clone(),
-                    by: "policy".into(),
+                    by: Decider::Policy,
                 });
                 events.push(Event::ToolCallStarted {
                     call_id: call_id.clone(),
@@ -189,6 +189,7 @@ fn generate(
                 events.push(Event::ToolCallFinished {
                     call_id,
                     ok: true,
+                    status: CallStatus::Ok,
                     observation: observation.clone(),
                     exit_code: Some(0),
                     duration_ms: 150,

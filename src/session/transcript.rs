@@ -10,8 +10,9 @@
 //! the tool's observation and the check's result carry what matters, the log keeps the rest.
 
 use super::recording::Recording;
-use crate::protocol::{Event, EventEnvelope, FileDiff, GateResult, Outcome};
-use std::collections::{BTreeMap, HashMap};
+use super::view::SessionView;
+use crate::protocol::{CallStatus, Event, EventEnvelope, FileDiff, GateResult, Outcome};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// How much of the long texts a transcript shows.
@@ -47,9 +48,7 @@ pub fn render_markdown(recording: &Recording, options: &TranscriptOptions) -> St
     let mut r = Renderer {
         out: String::with_capacity(recording.len() * 96 + 1024),
         options,
-        tools: HashMap::new(),
-        checks: HashMap::new(),
-        output_lines: HashMap::new(),
+        view: SessionView::default(),
         stage_count: 0,
     };
     r.header(recording);
@@ -74,12 +73,8 @@ pub fn render_markdown(recording: &Recording, options: &TranscriptOptions) -> St
 struct Renderer<'a> {
     out: String,
     options: &'a TranscriptOptions,
-    /// call id → tool name.
-    tools: HashMap<String, String>,
-    /// check id → check name.
-    checks: HashMap<String, String>,
-    /// call or check id → output lines seen.
-    output_lines: HashMap<String, usize>,
+    /// The events so far, folded: what a call or check id names, its output lines.
+    view: SessionView,
     stage_count: usize,
 }
 
@@ -126,6 +121,7 @@ impl Renderer<'_> {
     }
 
     fn event(&mut self, env: &EventEnvelope) {
+        self.view.apply(env);
         let seq = env.seq;
         match &env.event {
             Event::SessionStarted { worktree, .. } => {
@@ -218,7 +214,6 @@ impl Renderer<'_> {
                 thought,
                 policy,
             } => {
-                self.tools.insert(call_id.clone(), tool.clone());
                 let _ = writeln!(
                     self.out,
                     "- `[{seq}]` call `{call_id}` **{tool}** (policy {})",
@@ -243,19 +238,27 @@ impl Renderer<'_> {
                 let _ = writeln!(self.out, "  - `[{seq}]` edited by the engineer to:");
                 self.args(args);
             }
-            Event::ToolOutput { call_id, .. } => {
-                *self.output_lines.entry(call_id.clone()).or_default() += 1;
-            }
+            Event::ToolOutput { .. } => {}
+            // The rejection said it all.
+            Event::ToolCallFinished {
+                status: CallStatus::Rejected,
+                ..
+            } => {}
             Event::ToolCallFinished {
                 call_id,
-                ok,
+                status,
                 observation,
                 exit_code,
                 duration_ms,
+                ..
             } => {
-                let status = if *ok { "ok" } else { "**failed**" };
+                let status = match status {
+                    CallStatus::Ok => "ok",
+                    CallStatus::Failed => "**failed**",
+                    CallStatus::Rejected | CallStatus::Cancelled => "**cancelled**",
+                };
                 let code = exit_code.map(|c| format!(", exit {c}")).unwrap_or_default();
-                let lines = self.output_lines.remove(call_id).unwrap_or(0);
+                let lines = self.view.calls.get(call_id).map_or(0, |c| c.output_lines);
                 let streamed = if lines > 0 {
                     format!(", {lines} output lines in the log")
                 } else {
@@ -281,22 +284,14 @@ impl Renderer<'_> {
                 );
                 self.diff(diff, "    ");
             }
-            Event::CheckStarted {
-                check_id,
-                name,
-                command,
-                ..
-            } => {
-                self.checks.insert(check_id.clone(), name.clone());
+            Event::CheckStarted { name, command, .. } => {
                 let command = command
                     .as_deref()
                     .map(|c| format!(": `{}`", one_line(c)))
                     .unwrap_or_default();
                 let _ = writeln!(self.out, "- `[{seq}]` check **{name}**{command}");
             }
-            Event::CheckOutput { check_id, .. } => {
-                *self.output_lines.entry(check_id.clone()).or_default() += 1;
-            }
+            Event::CheckOutput { .. } => {}
             Event::CheckResult {
                 check_id,
                 passed,
@@ -308,7 +303,7 @@ impl Renderer<'_> {
             } => {
                 let status = if *passed { "passed" } else { "**FAILED**" };
                 let code = exit_code.map(|c| format!("exit {c}, ")).unwrap_or_default();
-                let lines = self.output_lines.remove(check_id).unwrap_or(0);
+                let lines = self.view.checks.get(check_id).map_or(0, |c| c.output_lines);
                 let _ = writeln!(
                     self.out,
                     "  - `[{seq}]` {status} ({code}{duration_ms} ms, {lines} output lines in the log)"
@@ -409,6 +404,12 @@ impl Renderer<'_> {
             Event::StageSkipped { stage, by } => {
                 let _ = writeln!(self.out, "- `[{seq}]` **{stage} skipped** by {by}");
             }
+            Event::BudgetRaised { budget, limit } => {
+                let _ = writeln!(
+                    self.out,
+                    "- `[{seq}]` budget raised ({budget:?}): the limit is now {limit}"
+                );
+            }
             Event::BudgetExhausted {
                 stage,
                 budget,
@@ -462,6 +463,7 @@ impl Renderer<'_> {
             }
             Event::RolledBack {
                 to_tag,
+                stage: _,
                 commit,
                 previous_head,
             } => {
@@ -663,9 +665,7 @@ mod tests {
         let mut r = Renderer {
             out: String::new(),
             options: &options,
-            tools: HashMap::new(),
-            checks: HashMap::new(),
-            output_lines: HashMap::new(),
+            view: SessionView::default(),
             stage_count: 0,
         };
         let text: String = (0..50).map(|i| format!("line {i}\n")).collect();

@@ -8,6 +8,7 @@
 use super::keys::{self, Action, Context};
 use super::prompt::{Edit, Input, InputPurpose, Pick, PickItem, Picker, PickerPurpose};
 use super::replay::ReplayCommand;
+use super::stage_diffs::{Range, StageDiffWorker};
 use super::state::TuiState;
 use super::takeover::{self, Program};
 use super::views::diff::{self, DiffKey};
@@ -16,7 +17,6 @@ use super::views::timeline::Timeline;
 use crate::protocol::{Command, FileDiff};
 use crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::text::Line;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// What the engineer confirms.
@@ -59,8 +59,7 @@ pub enum TakeoverPhase {
     Requested(Program),
 }
 
-/// Computes a stage's diff against its checkpoint (from git); `None` when unavailable.
-pub type StageDiffs = Box<dyn Fn(&str, &str) -> Result<Vec<FileDiff>, String> + Send>;
+pub use super::stage_diffs::StageDiffs;
 
 pub struct App {
     pub read_only: bool,
@@ -78,9 +77,8 @@ pub struct App {
     pub engine_gone: bool,
     pub takeover: TakeoverPhase,
     pub areas: Areas,
-    stage_diffs: Option<StageDiffs>,
-    /// Stage diffs computed so far, by (from, to) commit.
-    pub stage_diff_cache: HashMap<(String, String), Result<Vec<FileDiff>, String>>,
+    /// Stage diffs, computed off the UI thread (a live session; `None` in a replay).
+    stage_diffs: Option<StageDiffWorker>,
     /// The diff pane's rendered content (rendering a big diff every frame would be slow).
     pub diff_cache: Option<(DiffKey, String, Vec<Line<'static>>)>,
     outbox: Vec<Command>,
@@ -112,7 +110,6 @@ impl App {
             takeover: TakeoverPhase::Idle,
             areas: Areas::default(),
             stage_diffs: None,
-            stage_diff_cache: HashMap::new(),
             diff_cache: None,
             outbox: Vec::new(),
             replay: None,
@@ -132,10 +129,48 @@ impl App {
         std::mem::take(&mut self.replay_outbox)
     }
 
-    /// Where stage diffs come from (git in a live session).
+    /// Where stage diffs come from (git in a live session); they are computed on a worker
+    /// thread.
     pub fn with_stage_diffs(mut self, source: StageDiffs) -> Self {
-        self.stage_diffs = Some(source);
+        self.stage_diffs = Some(StageDiffWorker::spawn(source));
         self
+    }
+
+    /// The diff of a commit range, once computed (`None`: still computing).
+    pub fn stage_diff(&self, range: &Range) -> Option<Result<&[FileDiff], &str>> {
+        match &self.stage_diffs {
+            Some(worker) => worker
+                .get(range)
+                .map(|result| result.as_deref().map_err(String::as_str)),
+            None => Some(Err("stage diffs are not available here")),
+        }
+    }
+
+    /// Take the diff worker's answers; true when one arrived (the frame is to be drawn again).
+    pub fn poll_stage_diffs(&mut self) -> bool {
+        let Some(worker) = &mut self.stage_diffs else {
+            return false;
+        };
+        let arrived = worker.collect();
+        if arrived.is_empty() {
+            return false;
+        }
+        // The diff pane showed "computing…" for it: render it again.
+        if let Some((DiffKey::Stage(from, to), _, _)) = &self.diff_cache {
+            if arrived.iter().any(|(f, t)| f == from && t == to) {
+                self.diff_cache = None;
+            }
+        }
+        true
+    }
+
+    /// Wait until the stage diffs asked for are computed (tests).
+    #[cfg(test)]
+    pub fn settle_stage_diffs(&mut self) {
+        if let Some(worker) = &mut self.stage_diffs {
+            worker.settle(std::time::Duration::from_secs(30));
+        }
+        self.diff_cache = None;
     }
 
     /// The commands queued since the last call.
@@ -158,7 +193,7 @@ impl App {
     /// The program to start now: a takeover was requested and the engine has stopped for it.
     pub fn takeover_ready(&mut self, state: &TuiState) -> Option<Program> {
         match &self.takeover {
-            TakeoverPhase::Requested(program) if state.taken_over => {
+            TakeoverPhase::Requested(program) if state.view.taken_over => {
                 let program = program.clone();
                 self.takeover = TakeoverPhase::Idle;
                 Some(program)
@@ -221,7 +256,7 @@ impl App {
     fn act(&mut self, action: Action, state: &TuiState) {
         match action {
             Action::PauseResume => {
-                let command = if state.paused.is_some() {
+                let command = if state.view.paused.is_some() {
                     Command::Resume
                 } else {
                     Command::Pause
@@ -231,7 +266,7 @@ impl App {
             Action::StepToggle => self.send(
                 state,
                 Command::StepMode {
-                    on: !state.step_mode,
+                    on: !state.view.step_mode,
                 },
             ),
             Action::Approve => {
@@ -651,18 +686,15 @@ impl App {
         self.focus = Pane::Log;
     }
 
-    /// Compute what the diff pane needs before drawing: the stage diff from git (once per
-    /// commit pair) and the rendered lines (once per change shown).
+    /// Prepare what the diff pane needs before drawing: ask the worker for the stage diff
+    /// (once per commit pair) and render the lines (once per change shown).
     pub fn prepare(&mut self, state: &TuiState) {
+        self.poll_stage_diffs();
         if self.diff.stage_mode {
-            if let Some(key) = diff::stage_range(state, self) {
-                if !self.stage_diff_cache.contains_key(&key) {
-                    let result = match &self.stage_diffs {
-                        Some(source) => source(&key.0, &key.1),
-                        None => Err("stage diffs are not available here".to_string()),
-                    };
-                    self.stage_diff_cache.insert(key, result);
-                }
+            if let (Some(range), Some(worker)) =
+                (diff::stage_range(state, self), self.stage_diffs.as_mut())
+            {
+                worker.get_or_request(&range);
             }
         }
         let key = diff::key(state, self);

@@ -81,6 +81,7 @@ pub fn run(
             }
         }
         dirty |= applied;
+        dirty |= app.poll_stage_diffs();
         app.after_events(state);
         if let Some(program) = app.takeover_ready(state) {
             let worktree = state

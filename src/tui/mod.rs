@@ -27,6 +27,7 @@ pub mod replay;
 pub mod replay_run;
 pub mod shared;
 pub mod source;
+pub mod stage_diffs;
 pub mod state;
 pub mod takeover;
 pub mod terminal;

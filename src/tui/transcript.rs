@@ -4,7 +4,7 @@
 //! dropped (the session log keeps everything) and the count is shown.
 
 use super::shared::SharedVec;
-use crate::protocol::{BudgetKind, Policy};
+use crate::protocol::{BudgetKind, Decider, Policy};
 
 /// How many cells the transcript keeps.
 pub const MAX_CELLS: usize = 20_000;
@@ -15,10 +15,10 @@ pub enum Decision {
     /// Proposed; waiting for the engineer (or for the engine to decide by policy).
     Proposed,
     Approved {
-        by: String,
+        by: Decider,
     },
     Rejected {
-        by: String,
+        by: Decider,
         reason: String,
     },
 }

@@ -9,8 +9,6 @@
 //!   approved or rejected;
 //! - an escalation starts with a `budget_exhausted` other than `turns` in an interactive
 //!   session and lasts until the stage starts an attempt again, ends, or is rolled back;
-//! - the token and wall-time budgets grow by their base amount when an attempt starts after an
-//!   escalation for them (the engine's `grow_global_budget`);
 //! - the log line the classifier points at is the first line of the failed check's output
 //!   holding one of the evidence's facts, else the first one naming an error.
 //!
@@ -24,6 +22,7 @@ pub use output::names_an_error;
 pub use types::*;
 
 use crate::protocol::{BudgetKind, Event, EventEnvelope, FileDiff, Outcome, Policy};
+use crate::session::SessionView;
 use crate::tui::logbuf::LogBuf;
 use crate::tui::shared::SharedVec;
 use crate::tui::transcript::{CallCell, CallResult, Cell, Decision, Level, Transcript};
@@ -48,17 +47,11 @@ pub struct TuiState {
     pub evidence: Option<EvidenceView>,
     pub escalation: Option<Escalation>,
     pub approval: Option<Approval>,
-    pub paused: Option<String>,
-    pub step_mode: bool,
-    pub taken_over: bool,
     pub model: ModelStats,
-    pub tokens_used: u64,
-    pub token_limit: u64,
-    pub wall_limit_s: u64,
-    base_token_limit: u64,
-    base_wall_limit_s: u64,
     pub finished: Option<Finished>,
-    pub errors: Vec<String>,
+    /// The session's facts as the one fold over its events has them: budgets as raised,
+    /// tokens used, pause, step mode, takeover, errors ([`SessionView`]).
+    pub view: SessionView,
     pub last_seq: Option<u64>,
     pub last_ts: u64,
     /// Events a lagging live consumer never saw.
@@ -95,17 +88,9 @@ impl TuiState {
             evidence: None,
             escalation: None,
             approval: None,
-            paused: None,
-            step_mode: false,
-            taken_over: false,
             model: ModelStats::default(),
-            tokens_used: 0,
-            token_limit: 0,
-            wall_limit_s: 0,
-            base_token_limit: 0,
-            base_wall_limit_s: 0,
             finished: None,
-            errors: Vec::new(),
+            view: SessionView::default(),
             last_seq: None,
             last_ts: 0,
             missed: 0,
@@ -151,17 +136,9 @@ impl TuiState {
             evidence: self.evidence.clone(),
             escalation: self.escalation.clone(),
             approval: self.approval.clone(),
-            paused: self.paused.clone(),
-            step_mode: self.step_mode,
-            taken_over: self.taken_over,
             model: self.model.clone(),
-            tokens_used: self.tokens_used,
-            token_limit: self.token_limit,
-            wall_limit_s: self.wall_limit_s,
-            base_token_limit: self.base_token_limit,
-            base_wall_limit_s: self.base_wall_limit_s,
             finished: self.finished.clone(),
-            errors: self.errors.clone(),
+            view: self.view.clone(),
             last_seq: self.last_seq,
             last_ts: self.last_ts,
             missed: self.missed,
@@ -196,6 +173,7 @@ impl TuiState {
 
     /// Apply one event.
     pub fn apply(&mut self, envelope: &EventEnvelope) {
+        self.view.apply(envelope);
         self.last_seq = Some(envelope.seq);
         self.last_ts = envelope.ts_ms;
         let ts = envelope.ts_ms;
@@ -211,8 +189,8 @@ impl TuiState {
                 batch,
                 stages,
                 context_size,
-                token_budget,
-                wall_time_s,
+                token_budget: _,
+                wall_time_s: _,
             } => {
                 self.session = Some(SessionInfo {
                     id: session_id.clone(),
@@ -240,8 +218,6 @@ impl TuiState {
                         last_commit: None,
                     })
                     .collect();
-                (self.token_limit, self.base_token_limit) = (*token_budget, *token_budget);
-                (self.wall_limit_s, self.base_wall_limit_s) = (*wall_time_s, *wall_time_s);
             }
             Event::StageStarted {
                 stage,
@@ -270,13 +246,7 @@ impl TuiState {
                 attempt,
                 max_attempts,
             } => {
-                if let Some(escalation) = self.escalation.take() {
-                    match escalation.budget {
-                        BudgetKind::Tokens => self.token_limit += self.base_token_limit,
-                        BudgetKind::WallTime => self.wall_limit_s += self.base_wall_limit_s,
-                        _ => {}
-                    }
-                }
+                self.escalation = None;
                 if let Some(view) = self.stage_mut(stage) {
                     view.status = StageStatus::Running;
                     view.attempt = *attempt;
@@ -312,7 +282,6 @@ impl TuiState {
                 self.model.prompt_tokens += prompt_tokens;
                 self.model.completion_tokens += completion_tokens;
                 self.model.context_used = prompt_tokens + completion_tokens;
-                self.tokens_used += prompt_tokens + completion_tokens;
                 if *duration_ms > 0 {
                     self.model.last_tokens_per_s =
                         Some(*completion_tokens as f64 * 1000.0 / *duration_ms as f64);
@@ -351,7 +320,7 @@ impl TuiState {
                 policy,
             } => self.call_proposed(call_id, tool, args, thought, *policy),
             Event::ToolCallApproved { call_id, by } => {
-                self.decide(call_id, Decision::Approved { by: by.clone() })
+                self.decide(call_id, Decision::Approved { by: *by })
             }
             Event::ToolCallRejected {
                 call_id,
@@ -360,7 +329,7 @@ impl TuiState {
             } => self.decide(
                 call_id,
                 Decision::Rejected {
-                    by: by.clone(),
+                    by: *by,
                     reason: reason.clone(),
                 },
             ),
@@ -376,12 +345,26 @@ impl TuiState {
                 stream,
                 line,
             } => self.output_line(call_id, *stream, line),
+            // A call that never ran: its rejection is on the call already; a cancelled one
+            // stops waiting.
+            Event::ToolCallFinished {
+                call_id, status, ..
+            } if !status.ran() => {
+                if self
+                    .approval
+                    .as_ref()
+                    .is_some_and(|a| a.call_id == *call_id)
+                {
+                    self.approval = None;
+                }
+            }
             Event::ToolCallFinished {
                 call_id,
                 ok,
                 observation,
                 exit_code,
                 duration_ms,
+                ..
             } => {
                 let summary = observation
                     .lines()
@@ -552,21 +535,18 @@ impl TuiState {
                 });
             }
             Event::Paused { reason } => {
-                self.paused = Some(reason.clone());
                 self.transcript.push(Cell::Note {
                     level: Level::Warning,
                     text: format!("paused: {reason}"),
                 });
             }
             Event::Resumed => {
-                self.paused = None;
                 self.transcript.push(Cell::Note {
                     level: Level::Info,
                     text: "resumed".to_string(),
                 });
             }
             Event::StepMode { on } => {
-                self.step_mode = *on;
                 self.transcript.push(Cell::Note {
                     level: Level::Info,
                     text: format!("step mode {}", if *on { "on" } else { "off" }),
@@ -580,7 +560,13 @@ impl TuiState {
                 detail,
                 diffs,
             } => self.human_action(action, detail, diffs),
-            Event::RolledBack { to_tag, commit, .. } => self.rolled_back(to_tag, commit),
+            Event::RolledBack {
+                stage,
+                to_tag,
+                commit,
+                ..
+            } => self.rolled_back(stage, to_tag, commit),
+            Event::BudgetRaised { .. } => {}
             Event::SessionResumed {
                 from_stage,
                 from_seq,
@@ -592,7 +578,6 @@ impl TuiState {
                 });
             }
             Event::EngineError { message } => {
-                self.errors.push(message.clone());
                 self.transcript.push(Cell::Note {
                     level: Level::Error,
                     text: format!("error: {message}"),
@@ -648,7 +633,8 @@ impl TuiState {
         policy: Policy,
     ) {
         let batch = self.session.as_ref().is_some_and(|s| s.batch);
-        let waits = policy != Policy::Deny && (policy == Policy::Ask || self.step_mode) && !batch;
+        let waits =
+            policy != Policy::Deny && (policy == Policy::Ask || self.view.step_mode) && !batch;
         if waits {
             self.approval = Some(Approval {
                 call_id: call_id.to_string(),
@@ -683,11 +669,6 @@ impl TuiState {
     }
 
     fn human_action(&mut self, action: &str, detail: &str, diffs: &[FileDiff]) {
-        match action {
-            "takeover_begin" => self.taken_over = true,
-            "takeover_end" => self.taken_over = false,
-            _ => {}
-        }
         // Shown elsewhere: hints as hint cells, verdicts on the call itself.
         if matches!(action, "hint" | "reject" | "edit_call") {
             return;
@@ -702,8 +683,7 @@ impl TuiState {
         });
     }
 
-    fn rolled_back(&mut self, to_tag: &str, commit: &str) {
-        let stage = to_tag.rsplit('/').next().unwrap_or(to_tag);
+    fn rolled_back(&mut self, stage: &str, to_tag: &str, commit: &str) {
         if let Some(index) = self.stages.iter().position(|s| s.name == stage) {
             for view in self.stages.iter_mut().skip(index + 1) {
                 view.status = StageStatus::Pending;

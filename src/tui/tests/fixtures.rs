@@ -2,7 +2,8 @@
 //! demo on python-reference), with fixed timestamps so snapshots are stable.
 
 use crate::protocol::{
-    BudgetKind, Event, EventEnvelope, Evidence, FileDiff, GateResult, Outcome, OutputStream, Policy,
+    BudgetKind, CallStatus, Decider, Event, EventEnvelope, Evidence, FileDiff, GateResult, Outcome,
+    OutputStream, Policy,
 };
 use crate::tui::app::App;
 use crate::tui::logbuf::{LogBuf, DEFAULT_MEMORY_CAP};
@@ -145,7 +146,7 @@ pub fn through_export(s: &mut Script) {
     );
     s.push(Event::ToolCallApproved {
         call_id: "export.1".into(),
-        by: "policy".into(),
+        by: Decider::Policy,
     });
     run_output(
         s,
@@ -164,7 +165,7 @@ pub fn through_export(s: &mut Script) {
     );
     s.push(Event::ToolCallApproved {
         call_id: "export.2".into(),
-        by: "policy".into(),
+        by: Decider::Policy,
     });
     s.push(Event::ToolCallStarted {
         call_id: "export.2".into(),
@@ -173,6 +174,7 @@ pub fn through_export(s: &mut Script) {
     s.push(Event::ToolCallFinished {
         call_id: "export.2".into(),
         ok: true,
+        status: CallStatus::Ok,
         observation: "stage finished".into(),
         exit_code: None,
         duration_ms: 1,
@@ -229,7 +231,7 @@ pub fn validate_fails(s: &mut Script) {
     );
     s.push(Event::ToolCallApproved {
         call_id: "validate.3".into(),
-        by: "policy".into(),
+        by: Decider::Policy,
     });
     s.push(Event::ToolCallStarted {
         call_id: "validate.3".into(),
@@ -242,6 +244,7 @@ pub fn validate_fails(s: &mut Script) {
     s.push(Event::ToolCallFinished {
         call_id: "validate.3".into(),
         ok: true,
+        status: CallStatus::Ok,
         observation: "edited export.py: 1 replacement".into(),
         exit_code: None,
         duration_ms: 2,
@@ -350,6 +353,11 @@ pub fn run_output(s: &mut Script, id: &str, lines: &[&str], exit: i32) {
     s.push(Event::ToolCallFinished {
         call_id: id.into(),
         ok: exit == 0,
+        status: if exit == 0 {
+            CallStatus::Ok
+        } else {
+            CallStatus::Failed
+        },
         observation: lines.last().copied().unwrap_or("").to_string(),
         exit_code: Some(exit),
         duration_ms: 310,
@@ -440,7 +448,7 @@ pub fn replayed() -> Script {
     );
     s.push(Event::ToolCallApproved {
         call_id: "validate.4".into(),
-        by: "policy".into(),
+        by: Decider::Policy,
     });
     run_output(
         &mut s,
@@ -462,7 +470,7 @@ pub fn replayed() -> Script {
     );
     s.push(Event::ToolCallApproved {
         call_id: "validate.5".into(),
-        by: "policy".into(),
+        by: Decider::Policy,
     });
     s.push(Event::ToolCallStarted {
         call_id: "validate.5".into(),
@@ -475,6 +483,7 @@ pub fn replayed() -> Script {
     s.push(Event::ToolCallFinished {
         call_id: "validate.5".into(),
         ok: true,
+        status: CallStatus::Ok,
         observation: "edited export.py: 1 replacement".into(),
         exit_code: None,
         duration_ms: 2,

@@ -2,7 +2,7 @@
 //! and ends, budgets growing on retry, rollbacks resetting later stages, the evidence's line.
 
 use super::fixtures::*;
-use crate::protocol::{BudgetKind, Event, Policy};
+use crate::protocol::{BudgetKind, Decider, Event, Policy};
 use crate::tui::state::StageStatus;
 use crate::tui::transcript::Cell;
 use serde_json::json;
@@ -52,7 +52,7 @@ fn a_call_waits_when_asked_for_or_in_step_mode_and_never_in_batch() {
     assert_eq!(s.state().approval.map(|a| a.call_id), Some("v.2".into()));
     s.push(Event::ToolCallApproved {
         call_id: "v.2".into(),
-        by: "human".into(),
+        by: Decider::Human,
     });
     assert!(s.state().approval.is_none());
     s.push(Event::StepMode { on: true });
@@ -68,7 +68,7 @@ fn a_call_waits_when_asked_for_or_in_step_mode_and_never_in_batch() {
     s.push(Event::ToolCallRejected {
         call_id: "v.3".into(),
         reason: "no".into(),
-        by: "human".into(),
+        by: Decider::Human,
     });
     call(&mut s, "v.4", "write_file", json!({}), "", Policy::Deny);
     assert!(s.state().approval.is_none(), "denied calls never wait");
@@ -86,7 +86,7 @@ fn a_call_waits_when_asked_for_or_in_step_mode_and_never_in_batch() {
 }
 
 #[test]
-fn escalation_lasts_until_the_stage_moves_and_a_token_retry_grows_the_budget() {
+fn escalation_lasts_until_the_stage_moves_and_the_budget_is_what_the_engine_raised_it_to() {
     let mut s = started(false);
     s.push(Event::BudgetExhausted {
         stage: Some("validate".into()),
@@ -114,7 +114,7 @@ fn escalation_lasts_until_the_stage_moves_and_a_token_retry_grows_the_budget() {
         detail: String::new(),
         diffs: vec![],
     });
-    assert!(s.state().taken_over);
+    assert!(s.state().view.taken_over);
     s.push(Event::HumanAction {
         action: "takeover_end".into(),
         detail: String::new(),
@@ -122,7 +122,16 @@ fn escalation_lasts_until_the_stage_moves_and_a_token_retry_grows_the_budget() {
     });
     s.push(Event::Resumed);
     assert!(s.state().escalation.is_some());
-    assert!(!s.state().taken_over);
+    assert!(!s.state().view.taken_over);
+    assert_eq!(
+        s.state().view.limits.tokens,
+        200_000,
+        "no raise without its event"
+    );
+    s.push(Event::BudgetRaised {
+        budget: BudgetKind::Tokens,
+        limit: 400_000,
+    });
     s.push(Event::AttemptStarted {
         stage: "validate".into(),
         attempt: 2,
@@ -130,7 +139,7 @@ fn escalation_lasts_until_the_stage_moves_and_a_token_retry_grows_the_budget() {
     });
     let state = s.state();
     assert!(state.escalation.is_none());
-    assert_eq!(state.token_limit, 400_000);
+    assert_eq!(state.view.limits.tokens, 400_000);
     assert_eq!(state.stages[2].status, StageStatus::Running);
     assert_eq!(
         (state.stages[2].attempt, state.stages[2].max_attempts),
@@ -144,6 +153,7 @@ fn rollback_returns_later_stages_to_pending() {
     through_export(&mut s);
     validate_fails(&mut s);
     s.push(Event::RolledBack {
+        stage: "env".into(),
         to_tag: "aipc/20261129-223000-ab12/env".into(),
         commit: "2222222222222222222222222222222222222222".into(),
         previous_head: "4444444444444444444444444444444444444444".into(),

@@ -3,7 +3,7 @@
 //! prompt, a finished session — plus resizing and odd bytes in the log.
 
 use super::fixtures::*;
-use crate::protocol::{Event, GateResult, OutputStream, Policy};
+use crate::protocol::{CallStatus, Decider, Event, GateResult, OutputStream, Policy};
 use crate::tui::app::App;
 use crate::tui::views::layout::Pane;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -45,7 +45,7 @@ fn running() -> Script {
     );
     s.push(Event::ToolCallApproved {
         call_id: "validate.3".into(),
-        by: "policy".into(),
+        by: Decider::Policy,
     });
     s.push(Event::ToolCallStarted {
         call_id: "validate.3".into(),
@@ -211,6 +211,9 @@ fn diff_per_change_and_per_stage() {
     let terminal = render(&state, &mut app, 100, 30, s.now());
     insta::assert_snapshot!("diff_change", terminal.backend());
     press(&mut app, &state, KeyCode::Char('c'));
+    // The first frame asks the worker thread for the stage diff; a later one shows it.
+    render(&state, &mut app, 100, 30, s.now());
+    app.settle_stage_diffs();
     let terminal = render(&state, &mut app, 100, 30, s.now());
     insta::assert_snapshot!("diff_stage", terminal.backend());
 }
@@ -285,6 +288,7 @@ fn a_reply_streaming_in() {
     s.push(Event::ToolCallFinished {
         call_id: "validate.3".into(),
         ok: true,
+        status: CallStatus::Ok,
         observation: "exit code 0".into(),
         exit_code: Some(0),
         duration_ms: 700,

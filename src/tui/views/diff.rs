@@ -78,8 +78,8 @@ pub fn content(state: &TuiState, app: &App) -> (DiffKey, String, Vec<Line<'stati
             short(&from),
             short(&to)
         );
-        let lines = match app.stage_diff_cache.get(&(from.clone(), to.clone())) {
-            Some(Ok(diffs)) if diffs.is_empty() => vec![dim_line("no file changes")],
+        let lines = match app.stage_diff(&(from.clone(), to.clone())) {
+            Some(Ok([])) => vec![dim_line("no file changes")],
             Some(Ok(diffs)) => diffs
                 .iter()
                 .flat_map(|d| {

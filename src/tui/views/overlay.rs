@@ -153,7 +153,7 @@ fn approval_box(approval: &Approval, state: &TuiState, width: usize) -> BottomBo
 
     let why = if approval.policy == crate::protocol::Policy::Ask {
         "the contract asks for approval"
-    } else if state.step_mode {
+    } else if state.view.step_mode {
         "step mode"
     } else {
         "approval"

@@ -37,13 +37,13 @@ pub fn mode(state: &TuiState) -> (&'static str, Color) {
             Outcome::Error => ("ERROR", Color::Red),
         };
     }
-    if state.taken_over {
+    if state.view.taken_over {
         ("TAKEN OVER", Color::Magenta)
     } else if state.escalation.is_some() {
         ("ESCALATED", Color::Red)
-    } else if state.paused.is_some() {
+    } else if state.view.paused.is_some() {
         ("PAUSED", Color::Yellow)
-    } else if state.step_mode {
+    } else if state.view.step_mode {
         ("STEP", Color::Yellow)
     } else {
         ("AUTO", Color::Green)
@@ -66,6 +66,7 @@ fn hints(state: &TuiState, app: &App) -> String {
         parts.push(hint(Action::Takeover, Context::Escalation, "take over"));
         parts.push(hint(Action::Skip, Context::Escalation, "skip"));
     } else if state
+        .view
         .paused
         .as_deref()
         .is_some_and(|reason| reason.starts_with("the model asks"))
@@ -73,7 +74,7 @@ fn hints(state: &TuiState, app: &App) -> String {
         parts.push(hint(Action::Hint, Context::Global, "answer the model"));
         parts.push(hint(Action::Takeover, Context::Global, "take over"));
     } else {
-        let pause = if state.paused.is_some() {
+        let pause = if state.view.paused.is_some() {
             "resume"
         } else {
             "pause"
@@ -125,11 +126,17 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &TuiState, app: &App, now_ms: 
         };
         segments.push((text, 3));
     }
-    if state.token_limit > 0 {
+    if state.view.limits.tokens > 0 {
         segments.push((
             format!(
                 "{} tokens left",
-                count(state.token_limit.saturating_sub(state.tokens_used))
+                count(
+                    state
+                        .view
+                        .limits
+                        .tokens
+                        .saturating_sub(state.view.tokens_used())
+                )
             ),
             2,
         ));
@@ -147,8 +154,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &TuiState, app: &App, now_ms: 
             Some(finished) => finished.duration_ms,
             None => now_ms.saturating_sub(session.started_ms),
         };
-        let text = if state.wall_limit_s > 0 {
-            format!("{} / {}", clock(elapsed), clock(state.wall_limit_s * 1000))
+        let text = if state.view.limits.wall_time_s > 0 {
+            format!(
+                "{} / {}",
+                clock(elapsed),
+                clock(state.view.limits.wall_time_s * 1000)
+            )
         } else {
             clock(elapsed)
         };
