@@ -1,8 +1,11 @@
-//! `aipc resume` in a real terminal opens the TUI, as `aipc run` does: inside tmux, a session of
-//! the tiny-mlp example (the scripted demo model; every `run` asks) is aborted in the TUI at its
-//! first approval, then resumed in the same terminal. The resumed TUI shows the resume, takes
-//! the engineer's approvals — the aborted run's end, still in the log, is not taken for the
-//! session's end — and the session ends deployed, exit 0, with the report's path printed.
+//! `aipc resume` and `aipc rerun` in a real terminal open the TUI, as `aipc run` does (one drive
+//! loop for the three). Inside tmux:
+//! - a session of the tiny-mlp example (the scripted demo model; every `run` asks) is aborted in
+//!   the TUI at its first approval, then resumed in the same terminal. The resumed TUI shows the
+//!   resume, takes the engineer's approvals — the aborted run's end, still in the log, is not
+//!   taken for the session's end — and the session ends deployed, exit 0, report path printed;
+//! - a batch session is re-run: the re-run plays in the TUI, and when the engineer leaves it
+//!   the comparison is printed (no divergence, exit 0).
 //!
 //! Skipped (with a message) when tmux is not installed.
 
@@ -105,4 +108,34 @@ fn resume_opens_the_tui_and_finishes_an_aborted_session() {
         screen.contains("aipc: session deployed (exit 0)"),
         "{screen}"
     );
+}
+
+#[test]
+fn rerun_plays_in_the_tui_and_prints_the_comparison_after_it() {
+    if !tmux_available() {
+        eprintln!("SKIPPED: tmux is not installed; install it to run the TUI end-to-end test");
+        return;
+    }
+    let project = git_project();
+    let work = tempfile::tempdir().unwrap();
+    let rerun_exit = work.path().join("rerun-exit");
+    let script = data_dir().join("examples/scripts/tiny-mlp.jsonl");
+    let command = format!(
+        "export AIPC_DATA_DIR={data}; {bin} run {project} --batch --target python-reference \
+         --model scripted:{script} > /dev/null 2>&1; {bin} rerun last --project {project}; \
+         echo $? > {rerun_exit}",
+        data = quote(&data_dir()),
+        bin = quote(Path::new(env!("CARGO_BIN_EXE_aipc"))),
+        project = quote(project.path()),
+        script = quote(&script),
+        rerun_exit = quote(&rerun_exit),
+    );
+    let tmux = Tmux::start(work.path(), "rerun", 120, 40, &command);
+
+    // The re-run (it asks nothing) plays to its end in the TUI, which stays until q.
+    tmux.wait_for("DEPLOYED");
+    tmux.type_text("q");
+    assert_eq!(wait_for_file(&tmux, &rerun_exit), "0");
+    let screen = tmux.wait_for("no divergence");
+    assert!(screen.contains("comparable events compared"), "{screen}");
 }
