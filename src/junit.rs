@@ -2,7 +2,7 @@
 //! test suite with one test case per stage, so a CI system shows which stage of a deployment
 //! failed and why. Made from the same [`Report`] as the other two (so from the event log).
 
-use crate::report::{outcome_word, Report};
+use crate::report::Report;
 use crate::session::view::{StageStatus, StageSummary};
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 use std::time::Duration;
@@ -12,7 +12,7 @@ pub fn to_junit(report: &Report) -> Result<String, quick_junit::SerializeError> 
     let mut junit = quick_junit::Report::new(format!("aipc session {}", report.session_id));
     let mut suite = TestSuite::new(format!("{} → {}", report.project, report.target));
     suite.set_time(Duration::from_millis(report.duration_ms));
-    suite.add_property(("outcome", outcome_word(report.outcome)));
+    suite.add_property(("outcome", report.outcome.word()));
     suite.add_property(("model", report.model.as_str()));
     suite.add_property(("branch", report.branch.as_str()));
     for stage in &report.stages {
@@ -42,7 +42,7 @@ fn stage_case(report: &Report, stage: &StageSummary) -> TestCase {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status.set_message(format!(
                 "the session ended ({}) while this stage ran",
-                outcome_word(report.outcome)
+                report.outcome.word()
             ));
             status.set_description(failure_detail(stage));
             status

@@ -20,17 +20,19 @@
 //! - [`session`]: the session record: event log, meta, paths, listing.
 //! - [`report`]: `report.md` / `report.json`, computed from the event log; [`junit`]: its
 //!   `report.junit.xml` (one test case per stage).
-//! - [`recorded`]: the engine setup and drive loop for a recorded session (resume, rerun).
-//! - [`resume`]: `aipc resume`, continuing an interrupted session from its last checkpoint.
-//! - [`rerun`]: `aipc rerun`, re-executing a session with its recorded model outputs and
-//!   reporting the first divergence.
+//! - [`setup`]: the engine setup of a session, assembled from the data directory and the
+//!   project: a new one (`aipc run`) or a recorded one (resume, rerun).
+//! - [`resume`]: continuing an interrupted session from its last checkpoint (`aipc resume`).
+//! - [`rerun`]: re-executing a session with its recorded model outputs and finding the first
+//!   divergence (`aipc rerun`).
 //! - [`printer`]: the batch progress printer (an event consumer); [`status_line`]: its live
 //!   status line on a terminal.
 //! - [`json_stream`]: `aipc run --json`, the events as JSON Lines on stdout (an event consumer).
 //! - [`tui`]: the terminal workbench (ratatui): an event consumer and command producer.
 //! - [`console`]: the interactive line console (a command producer) when stdout is not a terminal.
-//! - [`cli`]: the command line; [`toolchain_cli`]: its `aipc toolchain` part;
-//!   [`cli_sessions`]: its commands on recorded sessions.
+//! - [`cli`]: the command line, one file per command, and the one drive loop that runs an
+//!   engine with its consumers (TUI, batch printer, line console, JSON stream) for `run`,
+//!   `resume` and `rerun`.
 //! - [`diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`doctor`]: `aipc doctor`, what a deployment needs and the command that fixes each gap.
 //! - [`config`]: settings from ~/.config/aipc/config.toml, <project>/.aipc/config.toml, AIPC_*.
@@ -41,7 +43,6 @@ pub mod bench;
 pub mod build_info;
 pub mod checkpoint;
 pub mod cli;
-pub mod cli_sessions;
 pub mod config;
 pub mod console;
 pub mod contract;
@@ -57,15 +58,14 @@ pub mod model;
 pub mod printer;
 pub mod prompts;
 pub mod protocol;
-pub mod recorded;
 pub mod report;
 pub mod rerun;
 pub mod resume;
 pub mod session;
+pub mod setup;
 pub mod skills;
 pub mod status_line;
 pub mod toolbox;
 pub mod toolchain;
-pub mod toolchain_cli;
 pub mod tools;
 pub mod tui;

@@ -4,7 +4,6 @@
 
 use crate::agent::clip;
 use crate::protocol::{CallStatus, Event, EventEnvelope};
-use crate::report::outcome_word;
 use crate::status_line::StatusLine;
 use std::io::Write;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -240,7 +239,7 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             ..
         } => format!(
             "session {} (exit {exit_code}) in {:.1} s",
-            outcome_word(*outcome),
+            outcome.word(),
             *duration_ms as f64 / 1000.0
         ),
         Event::ModelRequest { .. }

@@ -139,6 +139,18 @@ pub enum Outcome {
     Error,
 }
 
+impl Outcome {
+    /// The word for it, e.g. `deployed`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Outcome::Deployed => "deployed",
+            Outcome::Failed => "failed",
+            Outcome::Aborted => "aborted",
+            Outcome::Error => "error",
+        }
+    }
+}
+
 /// Which budget ran out.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

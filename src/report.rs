@@ -86,7 +86,7 @@ impl Report {
     pub fn to_markdown(&self) -> String {
         let mut md = String::new();
         let _ = writeln!(md, "# aipc session {}\n", self.session_id);
-        let _ = writeln!(md, "- outcome: **{}**", outcome_word(self.outcome));
+        let _ = writeln!(md, "- outcome: **{}**", self.outcome.word());
         let _ = writeln!(md, "- target: {}", self.target);
         let _ = writeln!(md, "- model: {}", self.model);
         let _ = writeln!(md, "- project: {}", self.project);
@@ -207,15 +207,6 @@ impl Report {
             }
         }
         md
-    }
-}
-
-pub fn outcome_word(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Deployed => "deployed",
-        Outcome::Failed => "failed",
-        Outcome::Aborted => "aborted",
-        Outcome::Error => "error",
     }
 }
 

@@ -333,7 +333,7 @@ pub fn comparable<'a>(
             } => (
                 "session end".into(),
                 vec![
-                    field("outcome", text(crate::report::outcome_word(*outcome))),
+                    field("outcome", text(outcome.word())),
                     field("exit_code", text(&exit_code.to_string())),
                 ],
             ),

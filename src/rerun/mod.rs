@@ -6,8 +6,10 @@
 //! (data directory, toolbox scripts, installed packages), and has the recorded model outputs as
 //! its model ([`crate::model::replay`]). It runs in batch mode: the engineer's recorded actions
 //! (hints, approvals, takeovers, rollbacks) are not replayed, so a recording that has them
-//! usually diverges at the first one (the report says how many there are). Afterwards both
-//! streams are compared ([`compare`]) and the first divergence is printed with both sides.
+//! usually diverges at the first one (the report says how many there are). [`start`] starts the
+//! engine; the command line runs it (in the TUI on a terminal: `crate::cli`); afterwards
+//! [`Comparison::compare`] compares both streams ([`compare`]) and [`report_text`] shows the
+//! first divergence with both sides.
 //! `--until <seq|stage>` stops the re-run after that event or stage and leaves its worktree in
 //! that state for bisecting a toolchain change; the comparison then covers what ran.
 //!
@@ -20,15 +22,16 @@ pub mod normalize;
 use crate::engine::resume::Until;
 use crate::engine::{exit, Engine};
 use crate::model::replay::ReplayBackend;
-use crate::protocol::Event;
-use crate::recorded::{self, Drive, Prepare};
+use crate::protocol::{Command, Event};
 use crate::session::read_meta;
 use crate::session::{new_session_id, resolve_session, Recording, SessionPaths};
+use crate::setup::{self, ExitError};
 use compare::{comparable, describe, first_divergence, CompareOptions, Divergence, Side};
 use normalize::Normalizer;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use tokio::sync::mpsc;
 
 /// What `aipc rerun` was asked.
 pub struct RerunArgs {
@@ -42,11 +45,6 @@ pub struct RerunArgs {
     /// Stop after this seq (a number) or stage (a name).
     pub until: Option<String>,
     pub compare: CompareOptions,
-    /// Print the result as one JSON object on stdout.
-    pub json: bool,
-    /// Print the re-run's progress on stderr.
-    pub progress: bool,
-    pub verbose: bool,
 }
 
 /// The outcome of a re-run, as `--json` prints it.
@@ -63,46 +61,48 @@ pub struct RerunResult {
     pub divergence: Option<Divergence>,
 }
 
-/// Re-run; returns the process exit code.
-pub async fn rerun(args: RerunArgs) -> i32 {
-    match run(&args).await {
-        Ok(result) => {
-            if args.json {
-                match serde_json::to_string(&result) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        return exit::ENVIRONMENT;
-                    }
-                }
-            } else {
-                print!("{}", report_text(&result));
-            }
-            if result.divergence.is_some() {
-                exit::DIVERGED
-            } else {
-                0
-            }
-        }
-        Err(fail) => {
-            eprintln!("error: {}", fail.message);
-            fail.code
-        }
-    }
+/// A re-run's engine, ready for [`Engine::run`], and what steers it; after the run,
+/// [`Comparison::compare`] finds the first divergence.
+pub struct ReadyRerun {
+    pub engine: Engine,
+    /// The engine's command channel (pause, abort …; it asks nothing, it runs in batch mode).
+    pub commands: mpsc::UnboundedSender<Command>,
+    /// The project folder the re-run runs in.
+    pub project: PathBuf,
+    pub comparison: Comparison,
 }
 
-async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
+/// What the comparison after the re-run needs: the recording and how the re-run started.
+pub struct Comparison {
+    recording: Recording,
+    /// The recorded session's folder.
+    recorded_dir: PathBuf,
+    old_worktree: String,
+    pub recorded_session: String,
+    pub rerun_session: String,
+    /// The commit the recorded session started from.
+    pub base_commit: String,
+    worktree: PathBuf,
+    until: Option<Until>,
+    /// The re-run started from a snapshot whose files are not the recorded ones.
+    base_divergence: Option<Divergence>,
+    compare: CompareOptions,
+}
+
+/// Prepare the re-run: open the recording, rebuild its setup with the recorded model outputs
+/// as the model, and start the engine at the recorded base commit (a new session).
+pub fn start(args: &RerunArgs) -> Result<ReadyRerun, ExitError> {
     let paths = resolve_session(&args.session, &args.project)
-        .map_err(|e| Prepare::new(exit::USAGE, e.to_string()))?;
+        .map_err(|e| ExitError::new(exit::USAGE, e.to_string()))?;
     let recording =
-        Recording::open(&paths).map_err(|e| Prepare::new(exit::USAGE, e.to_string()))?;
+        Recording::open(&paths).map_err(|e| ExitError::new(exit::USAGE, e.to_string()))?;
     let Some(Event::SessionStarted {
         base_commit,
         worktree: old_worktree,
         ..
     }) = recording.started().map(|e| e.event.clone())
     else {
-        return Err(Prepare::new(
+        return Err(ExitError::new(
             exit::USAGE,
             format!(
                 "{}: the session never started (no `session_started` event); there is nothing \
@@ -113,7 +113,7 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
     };
     let old_id = recording.session_id();
     let new_id = new_session_id();
-    let prepared = recorded::setup_for(
+    let prepared = setup::recorded_session(
         &recording,
         new_id.clone(),
         args.data_dir.as_deref(),
@@ -125,14 +125,14 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
         Some(text) => Some(parse_until(text, &prepared.setup.contract.stages)?),
     };
     let model = Box::new(ReplayBackend::from_recording(&recording));
-    let (commands, rx) = recorded::command_channel();
+    let (commands, rx) = mpsc::unbounded_channel();
     let extra = BTreeMap::from([("rerun_of".to_string(), old_id.clone())]);
     let base = if crate::checkpoint::has_commit(&prepared.project, &base_commit) {
         Some(base_commit.as_str())
     } else if args.from.is_some() {
         None
     } else {
-        return Err(Prepare::new(
+        return Err(ExitError::new(
             exit::USAGE,
             format!(
                 "the base commit {base_commit} of session {old_id} is not in the repository of \
@@ -142,7 +142,7 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
         ));
     };
     let engine = Engine::start_at(prepared.setup, model, rx, base, extra)
-        .map_err(|e| Prepare::new(e.exit_code(), e.to_string()))?;
+        .map_err(|e| ExitError::new(e.exit_code(), e.to_string()))?;
     let base_divergence = if base.is_none() {
         base_tree_divergence(&recording, engine.session_dir())
     } else {
@@ -155,50 +155,62 @@ async fn run(args: &RerunArgs) -> Result<RerunResult, Prepare> {
         engine.stop_after(until.clone());
     }
     let worktree = engine.worktree().to_path_buf();
-    if args.progress {
-        eprintln!("re-running session {old_id} as {new_id} from {base_commit}");
-    }
-    let outcome = recorded::drive(
+    Ok(ReadyRerun {
         engine,
         commands,
-        &Drive {
-            progress: args.progress,
-            verbose: args.verbose,
-            console: false,
+        project: prepared.project,
+        comparison: Comparison {
+            recording,
+            recorded_dir: paths.dir,
+            old_worktree,
+            recorded_session: old_id,
+            rerun_session: new_id,
+            base_commit,
+            worktree,
+            until,
+            base_divergence,
+            compare: args.compare.clone(),
         },
-    )
-    .await;
-    let new_paths = SessionPaths::from_dir(&outcome.session_dir);
-    let rerun = Recording::open(&new_paths).map_err(|e| {
-        Prepare::new(
-            exit::ENVIRONMENT,
-            format!("cannot read the re-run's log: {e}"),
-        )
-    })?;
-    let normalizer = Normalizer::new(&[
-        (&old_worktree, "<worktree>"),
-        (&worktree.display().to_string(), "<worktree>"),
-        (&paths.dir.display().to_string(), "<session-dir>"),
-        (&new_paths.dir.display().to_string(), "<session-dir>"),
-        (&old_id, "<session>"),
-        (&new_id, "<session>"),
-    ]);
-    let recorded_items = comparable(recording.effective(), &normalizer, &args.compare);
-    let rerun_items = comparable(rerun.effective(), &normalizer, &args.compare);
-    let stopped_after = until.as_ref().and_then(|u| tripped_at(&rerun, u));
-    let limit = stopped_after.map(|seq| rerun_items.iter().filter(|i| i.seq <= seq).count());
-    let divergence = base_divergence
-        .or_else(|| first_divergence(&recorded_items, &rerun_items, limit, &args.compare));
-    Ok(RerunResult {
-        recorded_session: old_id,
-        rerun_session: new_id,
-        rerun_dir: new_paths.dir.clone(),
-        worktree,
-        stopped_after,
-        compared: limit.unwrap_or(rerun_items.len()),
-        recorded_human_actions: recording.index().human_actions.len(),
-        divergence,
     })
+}
+
+impl Comparison {
+    /// Compare the re-run (its session folder `rerun_dir`, after the engine ended) with the
+    /// recording.
+    pub fn compare(self, rerun_dir: &Path) -> Result<RerunResult, ExitError> {
+        let new_paths = SessionPaths::from_dir(rerun_dir);
+        let rerun = Recording::open(&new_paths).map_err(|e| {
+            ExitError::new(
+                exit::ENVIRONMENT,
+                format!("cannot read the re-run's log: {e}"),
+            )
+        })?;
+        let normalizer = Normalizer::new(&[
+            (&self.old_worktree, "<worktree>"),
+            (&self.worktree.display().to_string(), "<worktree>"),
+            (&self.recorded_dir.display().to_string(), "<session-dir>"),
+            (&new_paths.dir.display().to_string(), "<session-dir>"),
+            (&self.recorded_session, "<session>"),
+            (&self.rerun_session, "<session>"),
+        ]);
+        let recorded_items = comparable(self.recording.effective(), &normalizer, &self.compare);
+        let rerun_items = comparable(rerun.effective(), &normalizer, &self.compare);
+        let stopped_after = self.until.as_ref().and_then(|u| tripped_at(&rerun, u));
+        let limit = stopped_after.map(|seq| rerun_items.iter().filter(|i| i.seq <= seq).count());
+        let divergence = self
+            .base_divergence
+            .or_else(|| first_divergence(&recorded_items, &rerun_items, limit, &self.compare));
+        Ok(RerunResult {
+            recorded_human_actions: self.recording.index().human_actions.len(),
+            recorded_session: self.recorded_session,
+            rerun_session: self.rerun_session,
+            rerun_dir: new_paths.dir.clone(),
+            worktree: self.worktree,
+            stopped_after,
+            compared: limit.unwrap_or(rerun_items.len()),
+            divergence,
+        })
+    }
 }
 
 /// When the re-run started from a fresh snapshot: the divergence if its tree is not the
@@ -235,14 +247,14 @@ fn base_tree_divergence(recording: &Recording, rerun_dir: &Path) -> Option<Diver
 }
 
 /// A number is a seq; anything else must be a stage of the contract.
-fn parse_until(text: &str, stages: &[crate::contract::StageSpec]) -> Result<Until, Prepare> {
+fn parse_until(text: &str, stages: &[crate::contract::StageSpec]) -> Result<Until, ExitError> {
     if let Ok(seq) = text.parse::<u64>() {
         return Ok(Until::Seq(seq));
     }
     if stages.iter().any(|s| s.name == text) {
         return Ok(Until::Stage(text.to_string()));
     }
-    Err(Prepare::new(
+    Err(ExitError::new(
         exit::USAGE,
         format!(
             "--until {text}: neither an event seq nor a stage (stages: {})",

@@ -7,7 +7,9 @@
 //! recorded one unless `--model` says otherwise; a scripted or replayed model continues after
 //! the replies the kept stages used, so a deterministic script gives the redone stage exactly
 //! the replies the interrupted attempt had; reset the worktree to the checkpoint and restore the
-//! engine's state ([`crate::engine::resume`]); run the remaining stages, appending to the log.
+//! engine's state ([`crate::engine::resume`]). [`start`] does all of that and hands back the
+//! engine; the command line runs it (TUI, printer or console: `crate::cli`), the remaining
+//! stages appending to the log.
 //!
 //! A session that already ended `deployed` or `failed` is not run again: `resume` says so and
 //! exits with the recorded exit code (so a script's `aipc resume` reports the session's real
@@ -20,13 +22,13 @@ use crate::engine::{exit, Engine};
 use crate::model::replay::ReplayBackend;
 use crate::model::scripted::ScriptedBackend;
 use crate::model::{open_backend, store, ModelBackend, ModelOptions};
-use crate::protocol::Event;
-use crate::recorded::{self, Drive, Prepare};
-use crate::report::outcome_word;
+use crate::protocol::{Command, Event};
 use crate::session::{resolve_session, Recording};
+use crate::setup::{self, ExitError};
 use plan::Plan;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// How long processes of the dead run get to finish on their own before they are killed.
 const LEFTOVER_GRACE: Duration = Duration::from_secs(3);
@@ -39,30 +41,40 @@ pub struct ResumeArgs {
     /// Override the recorded model.
     pub model: Option<String>,
     pub model_options: ModelOptions,
+    /// Zero-human mode: the engine asks nothing.
     pub batch: bool,
-    pub verbose: bool,
 }
 
-/// Resume; returns the process exit code.
-pub async fn resume(args: ResumeArgs) -> i32 {
-    match prepare_and_run(args).await {
-        Ok(code) => code,
-        Err(fail) => {
-            eprintln!("error: {}", fail.message);
-            fail.code
-        }
-    }
+/// What there is to run after [`start`].
+pub enum Resumed {
+    /// The session had already ended `deployed` or `failed`: nothing to run; its recorded
+    /// exit code.
+    Finished { exit_code: i32 },
+    /// The engine, restored at the checkpoint, about to run the remaining stages.
+    Ready(Box<ReadyEngine>),
 }
 
-async fn prepare_and_run(args: ResumeArgs) -> Result<i32, Prepare> {
+/// A resumed session's engine, ready for [`Engine::run`], and what steers it.
+pub struct ReadyEngine {
+    pub engine: Engine,
+    /// The engine's command channel (pause, approve, abort …).
+    pub commands: mpsc::UnboundedSender<Command>,
+    pub session_id: String,
+    /// The project folder the session belongs to.
+    pub project: PathBuf,
+}
+
+/// Prepare the resume: check the session, stop what the dead run left behind, open the model
+/// and restore the engine at the checkpoint (progress notes on stderr).
+pub fn start(args: ResumeArgs) -> Result<Resumed, ExitError> {
     let paths = resolve_session(&args.session, &args.project)
-        .map_err(|e| Prepare::new(exit::USAGE, e.to_string()))?;
+        .map_err(|e| ExitError::new(exit::USAGE, e.to_string()))?;
     let recording =
-        Recording::open(&paths).map_err(|e| Prepare::new(exit::USAGE, e.to_string()))?;
+        Recording::open(&paths).map_err(|e| ExitError::new(exit::USAGE, e.to_string()))?;
     let id = recording.session_id();
     let running = leftovers::holders(&paths.events);
     if !running.is_empty() {
-        return Err(Prepare::new(
+        return Err(ExitError::new(
             exit::USAGE,
             format!(
                 "session {id} is running (process {running:?} has its log open); it can be \
@@ -71,21 +83,21 @@ async fn prepare_and_run(args: ResumeArgs) -> Result<i32, Prepare> {
         ));
     }
     let (point, replies_kept) = match plan::plan(&recording)
-        .map_err(|e| Prepare::new(exit::USAGE, format!("{}: {e}", paths.events.display())))?
+        .map_err(|e| ExitError::new(exit::USAGE, format!("{}: {e}", paths.events.display())))?
     {
         Plan::Finished { outcome, exit_code } => {
             eprintln!(
                 "session {id} already finished: {} (exit {exit_code}); nothing to resume",
-                outcome_word(outcome)
+                outcome.word()
             );
-            return Ok(exit_code);
+            return Ok(Resumed::Finished { exit_code });
         }
         Plan::Resume {
             point,
             replies_kept,
         } => (point, replies_kept),
     };
-    let prepared = recorded::setup_for(
+    let prepared = setup::recorded_session(
         &recording,
         id.clone(),
         args.data_dir.as_deref(),
@@ -127,23 +139,15 @@ async fn prepare_and_run(args: ResumeArgs) -> Result<i32, Prepare> {
             }),
         point.from_seq
     );
-    let (commands, rx) = recorded::command_channel();
+    let (commands, rx) = mpsc::unbounded_channel();
     let engine = Engine::resume(prepared.setup, model, rx, point)
-        .map_err(|e| Prepare::new(e.exit_code(), e.to_string()))?;
-    let outcome = recorded::drive(
+        .map_err(|e| ExitError::new(e.exit_code(), e.to_string()))?;
+    Ok(Resumed::Ready(Box::new(ReadyEngine {
         engine,
         commands,
-        &Drive {
-            progress: true,
-            verbose: args.verbose,
-            console: !args.batch,
-        },
-    )
-    .await;
-    if let Some(report) = &outcome.report_md {
-        println!("{}", report.display());
-    }
-    Ok(outcome.exit_code)
+        session_id: id,
+        project: prepared.project,
+    })))
 }
 
 /// The model to continue with: `--model`, else the recorded one. Positional models skip the
@@ -153,7 +157,7 @@ fn open_model(
     args: &ResumeArgs,
     data_dir: &Path,
     replies_kept: usize,
-) -> Result<Box<dyn ModelBackend>, Prepare> {
+) -> Result<Box<dyn ModelBackend>, ExitError> {
     let recorded = recording.meta().map(|m| m.model.clone()).or_else(|| {
         match recording.started().map(|e| &e.event) {
             Some(Event::SessionStarted { model, .. }) => Some(model.clone()),
@@ -165,7 +169,7 @@ fn open_model(
         (Some(spec), _) => spec.clone(),
         (None, Some(name)) => {
             let (spec, model_name) = spec_from_recorded_name(&name).ok_or_else(|| {
-                Prepare::new(
+                ExitError::new(
                     exit::MODEL,
                     format!(
                         "the recorded model \"{name}\" cannot be opened again; pass --model \
@@ -179,13 +183,13 @@ fn open_model(
             spec
         }
         (None, None) => {
-            return Err(Prepare::new(
+            return Err(ExitError::new(
                 exit::MODEL,
                 "the session does not record its model; pass --model",
             ))
         }
     };
-    let model_error = |e: crate::model::ModelError| Prepare::new(exit::MODEL, e.to_string());
+    let model_error = |e: crate::model::ModelError| ExitError::new(exit::MODEL, e.to_string());
     if let Some(file) = spec.strip_prefix("scripted:") {
         let mut model = ScriptedBackend::load(Path::new(file)).map_err(model_error)?;
         model.skip(replies_kept);

@@ -173,7 +173,7 @@ pub fn format_gc_report(report: &GcReport, dry_run: bool) -> String {
 
 fn outcome_word(s: &SessionSummary) -> String {
     s.outcome
-        .map(|o| crate::report::outcome_word(o).to_string())
+        .map(|o| o.word().to_string())
         .unwrap_or_else(|| "unfinished".to_string())
 }
 

@@ -6,7 +6,7 @@
 
 use super::recording::Recording;
 use crate::protocol::{Event, EventEnvelope, Outcome};
-use crate::report::{outcome_word, Report};
+use crate::report::Report;
 use std::fmt::Write as _;
 
 /// The summary of `recording` as data (`aipc sessions show --json`): the session's report,
@@ -66,7 +66,7 @@ pub fn render_summary(recording: &Recording) -> String {
         );
     }
     let status = match finished {
-        Some((outcome, code)) => format!("{} (exit {code})", outcome_word(outcome)),
+        Some((outcome, code)) => format!("{} (exit {code})", outcome.word()),
         None => "unfinished (interrupted or still running; `aipc resume` continues it)".into(),
     };
     let _ = writeln!(out, "  outcome:   {status}");

@@ -11,7 +11,7 @@
 
 use super::recording::Recording;
 use super::view::SessionView;
-use crate::protocol::{CallStatus, Event, EventEnvelope, FileDiff, GateResult, Outcome};
+use crate::protocol::{CallStatus, Event, EventEnvelope, FileDiff, GateResult};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -526,7 +526,7 @@ impl Renderer<'_> {
                 let _ = writeln!(
                     self.out,
                     "\n## Outcome `[{seq}]`\n\n**{}** (exit {exit_code}) in {}",
-                    outcome_word(*outcome),
+                    outcome.word(),
                     seconds(*duration_ms)
                 );
                 if let Some(report) = report {
@@ -642,10 +642,6 @@ fn short(commit: &str) -> &str {
 
 fn seconds(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
-}
-
-fn outcome_word(outcome: Outcome) -> &'static str {
-    crate::report::outcome_word(outcome)
 }
 
 #[cfg(test)]

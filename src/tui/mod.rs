@@ -37,21 +37,22 @@ pub mod views;
 #[cfg(test)]
 mod tests;
 
-use crate::checkpoint::SessionRepo;
 use crate::protocol::{Command, EventEnvelope};
+use stage_diffs::StageDiffs;
 use std::path::PathBuf;
 use tokio::sync::{broadcast, mpsc};
 
 /// The spill file of the log pane, in the session folder.
 pub const LOG_SPILL_FILE: &str = "tui-log-spill.txt";
 
-/// What the live TUI needs from the CLI.
+/// What the live TUI needs from the CLI: the event stream, the command channel, the session
+/// folder (its log, for gaps; the log pane's spill file), and where stage diffs come from.
 pub struct LiveSession {
     pub events: broadcast::Receiver<EventEnvelope>,
     pub commands: mpsc::UnboundedSender<Command>,
     pub session_dir: PathBuf,
-    pub session_id: String,
-    pub project: PathBuf,
+    /// A stage's diff between two commits (git; computed on a worker thread).
+    pub stage_diffs: StageDiffs,
 }
 
 /// Run the TUI on the calling (blocking) thread until the engineer quits. If the TUI fails,
@@ -61,20 +62,14 @@ pub fn run_live(session: LiveSession) -> anyhow::Result<()> {
         events,
         commands,
         session_dir,
-        session_id,
-        project,
+        stage_diffs,
     } = session;
     let log = logbuf::LogBuf::new(
         Some(session_dir.join(LOG_SPILL_FILE)),
         logbuf::DEFAULT_MEMORY_CAP,
     );
     let mut state = state::TuiState::new(log);
-    let worktree = session_dir.join("worktree");
-    let mut app = app::App::new(false).with_stage_diffs(Box::new(move |from, to| {
-        SessionRepo::open(&project, &session_id, &worktree, &[])
-            .and_then(|repo| repo.diff_commits(from, to))
-            .map_err(|e| e.to_string())
-    }));
+    let mut app = app::App::new(false).with_stage_diffs(stage_diffs);
     let mut source = source::LiveSource::spawn(events, session_dir.join("events.jsonl"));
     let result = terminal::Term::enter().and_then(|mut term| {
         let mut send = |command: Command| commands.send(command).is_ok();

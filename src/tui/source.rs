@@ -8,9 +8,11 @@
 //! consumer that fell [`crate::engine::bus::BROADCAST_CAPACITY`] events behind), the forwarder
 //! reads the missing sequence numbers back from the session's `events.jsonl` — the bus writes
 //! every event there before broadcasting it — and only reports events as missed when the log
-//! does not have them either.
+//! does not have them either. That is also how a resumed session's history reaches the TUI
+//! (the engine's stream starts where the resume continues); the work the resume threw away is
+//! left out of it ([`without_discarded`]).
 
-use crate::protocol::EventEnvelope;
+use crate::protocol::{Event, EventEnvelope};
 use crate::session::LogTail;
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -59,7 +61,7 @@ impl LiveSource {
                             if envelope.seq > expected {
                                 let found = tail.read_range(expected, envelope.seq);
                                 let missing = envelope.seq - expected - found.len() as u64;
-                                for event in found {
+                                for event in without_discarded(found, &envelope) {
                                     if tx.send(SourceItem::Event(event)).is_err() {
                                         return;
                                     }
@@ -97,6 +99,32 @@ impl EventSource for LiveSource {
     }
 }
 
+/// The events of `found` (read back from the log, before `next`) without the work a resume
+/// threw away: those between a `session_resumed` event and the event it resumed from, as
+/// [`crate::session::Recording::effective`] has them. Among them is the `session_finished` of
+/// an aborted run, which would show the resumed session as ended.
+fn without_discarded(found: Vec<EventEnvelope>, next: &EventEnvelope) -> Vec<EventEnvelope> {
+    let resumes: Vec<(u64, u64)> = found
+        .iter()
+        .chain(std::iter::once(next))
+        .filter_map(|e| match &e.event {
+            Event::SessionResumed { from_seq, .. } => Some((*from_seq, e.seq)),
+            _ => None,
+        })
+        .collect();
+    if resumes.is_empty() {
+        return found;
+    }
+    found
+        .into_iter()
+        .filter(|e| {
+            !resumes
+                .iter()
+                .any(|(from, at)| *from < e.seq && e.seq < *at)
+        })
+        .collect()
+}
+
 /// A fixed list of events (tests).
 pub struct VecSource {
     items: std::collections::VecDeque<SourceItem>,
@@ -122,7 +150,6 @@ impl EventSource for VecSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Event;
     use std::fs::File;
     use std::io::Write;
 
@@ -159,5 +186,35 @@ mod tests {
             }
         }
         assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_resumed_sessions_history_leaves_out_the_discarded_work() {
+        let resumed = |seq: u64, from_seq: u64| EventEnvelope {
+            seq,
+            ts_ms: seq,
+            event: Event::SessionResumed {
+                from_stage: "export".to_string(),
+                from_seq,
+                checkpoint: None,
+                commit: String::new(),
+                previous_head: String::new(),
+                repaired_bytes: 0,
+            },
+        };
+        // Resumed once at 6 (from 2), the log holds 0..10; this resume continues from 7.
+        let mut found: Vec<EventEnvelope> = (0..10).map(envelope).collect();
+        found[6] = resumed(6, 2);
+        let seqs = |v: Vec<EventEnvelope>| v.iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(
+            seqs(without_discarded(found.clone(), &resumed(10, 7))),
+            vec![0, 1, 2, 6, 7]
+        );
+        // A gap in a live run (no resume in sight) is forwarded as it is.
+        let plain: Vec<EventEnvelope> = (0..5).map(envelope).collect();
+        assert_eq!(
+            seqs(without_discarded(plain, &envelope(5))),
+            vec![0, 1, 2, 3, 4]
+        );
     }
 }

@@ -607,7 +607,7 @@ impl TuiState {
                     level,
                     text: format!(
                         "session {} (exit {exit_code}) in {}",
-                        crate::report::outcome_word(*outcome),
+                        outcome.word(),
                         seconds(*duration_ms)
                     ),
                 });

@@ -1,6 +1,6 @@
-//! The command-line side of toolchains: `aipc toolchain setup|list` and the on-demand setup
-//! `aipc run` does before a session. Kept apart from
-//! `cli.rs` so that the two change independently; progress goes to stderr, results to stdout.
+//! `aipc toolchain setup|list`: the per-target venvs under the cache, and the on-demand setup
+//! `aipc run` does before a session ([`ensure_toolchain`]); progress goes to stderr, results to
+//! stdout.
 
 use crate::datadir;
 use crate::engine::exit;
@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 /// `aipc toolchain …`.
 #[derive(Debug, Subcommand)]
-pub enum ToolchainAction {
+pub(crate) enum ToolchainAction {
     /// Create (or refresh) a target's venv under the cache
     /// (<cache>/toolchains/<target>/venv) from toolbox/targets/<target>/requirements.txt;
     /// a venv that is ready for the current requirements is reused. Exit 3 when it fails.
@@ -32,7 +32,7 @@ pub enum ToolchainAction {
 }
 
 /// Run `aipc toolchain <action>`; returns the exit code.
-pub async fn toolchain_command(data_dir: Option<&Path>, action: ToolchainAction) -> i32 {
+pub(crate) async fn toolchain(data_dir: Option<&Path>, action: ToolchainAction) -> i32 {
     let data = match datadir::locate(data_dir) {
         Ok(dir) => dir,
         Err(message) => {
@@ -140,7 +140,10 @@ async fn setup_with_progress(toolchain: &Toolchain, force: bool) -> Result<(), S
 
 /// Before `aipc run`: make the target's venv ready, or say how. `allow_setup` false
 /// (`--no-toolchain-setup`) turns a missing or stale venv into an error naming the command.
-pub async fn ensure_toolchain(toolchain: &Toolchain, allow_setup: bool) -> Result<(), String> {
+pub(crate) async fn ensure_toolchain(
+    toolchain: &Toolchain,
+    allow_setup: bool,
+) -> Result<(), String> {
     let state = toolchain.state();
     if matches!(state, VenvState::Ready | VenvState::NotNeeded) {
         return Ok(());

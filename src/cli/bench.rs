@@ -1,0 +1,435 @@
+//! `aipc bench model|deploy|replay|tui`: the speed of the in-process backend, DeployBench (the
+//! deployment tasks in batch runs, skills arm against control arm), opening and seeking a big
+//! recorded session, and the TUI under a flood of log lines.
+
+use super::output::print_json_or_text;
+use crate::engine::exit;
+use crate::model::store;
+use crate::session::synth::bench_replay;
+use crate::session::{self, Recording};
+use crate::tui;
+use crate::tui::replay::bench_seeks;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// Which DeployBench arms to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ArmChoice {
+    Skills,
+    Control,
+    Both,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum BenchWhat {
+    /// DeployBench: run the deployment tasks in batch mode, each in its own session, in the
+    /// skills arm and/or the control arm (no skills, raw log tail), and print the table.
+    Deploy {
+        /// Task names (glob) under the tasks folder.
+        #[arg(long, default_value = "*")]
+        tasks: String,
+        /// The tasks folder (default: tests/deploybench/tasks in the data dir).
+        #[arg(long)]
+        tasks_dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ArmChoice::Skills)]
+        arm: ArmChoice,
+        /// The model of every run (default: the embedded default model).
+        #[arg(long)]
+        model: Option<String>,
+        /// Decode threads of each run's in-process model.
+        #[arg(long)]
+        threads: Option<u32>,
+        /// Runs in parallel.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Output folder (project copies, sessions, deploybench.md/.json); default: a new
+        /// folder under the aipc cache.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// A previous deploybench.json: exit 1 when a task that succeeded there fails now.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        /// Print the table as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Speed of the in-process backend on a GGUF: prompt processing, decode with and without
+    /// the tool-call constraint, KV reuse across turns; ratios against llama-bench when given.
+    Model {
+        /// The GGUF (default: the fetched default model).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Threads (default: the cores available).
+        #[arg(long)]
+        threads: Option<u32>,
+        /// The llama-bench to compare against, on the same file and threads (default: the one
+        /// scripts/build-llama-server.sh builds from the same llama.cpp tree and CPU flags).
+        #[arg(long)]
+        llama_bench: Option<PathBuf>,
+        #[arg(long, default_value_t = 512)]
+        prompt_tokens: u32,
+        #[arg(long, default_value_t = 128)]
+        decode_tokens: u32,
+        /// Repetitions of each measurement, and paired rounds against llama-bench (the median
+        /// is reported).
+        #[arg(long, default_value_t = 5)]
+        repetitions: u32,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open, render and seek a synthetic recorded session (default 100,000 events) against
+    /// the replay targets (open + render <= 1 s, seek <= 100 ms).
+    Replay(BenchReplayArgs),
+    /// The TUI under a flood of log lines: ingest rate, frame time and log memory while
+    /// synthetic command output streams through the live path into an off-screen terminal.
+    Tui {
+        /// How many log lines to stream.
+        #[arg(long, default_value_t = 1_000_000)]
+        lines: u64,
+        #[arg(long, default_value_t = 120)]
+        width: u16,
+        #[arg(long, default_value_t = 40)]
+        height: u16,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `aipc bench replay`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct BenchReplayArgs {
+    /// Events in the synthetic session.
+    #[arg(long, default_value_t = 100_000)]
+    events: usize,
+    /// Random seeks to time (through the replay controller: at most 1,000).
+    #[arg(long, default_value_t = 10_000)]
+    seeks: usize,
+    /// Keep the synthetic session in this folder (default: a temporary folder, removed).
+    #[arg(long)]
+    keep: Option<PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Run `aipc bench <what>`; returns the exit code.
+pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
+    match what {
+        BenchWhat::Model {
+            model,
+            threads,
+            llama_bench,
+            prompt_tokens,
+            decode_tokens,
+            repetitions,
+            json,
+        } => {
+            self::model(
+                BenchModelArgs {
+                    model,
+                    threads,
+                    llama_bench,
+                    prompt_tokens,
+                    decode_tokens,
+                    repetitions,
+                    json,
+                },
+                data_dir,
+            )
+            .await
+        }
+        BenchWhat::Deploy {
+            tasks,
+            tasks_dir,
+            arm,
+            model,
+            threads,
+            jobs,
+            out,
+            baseline,
+            json,
+        } => deploy(BenchDeployArgs {
+            data_dir,
+            tasks,
+            tasks_dir,
+            arm,
+            model,
+            threads,
+            jobs,
+            out,
+            baseline,
+            json,
+        }),
+        BenchWhat::Replay(args) => replay(args),
+        BenchWhat::Tui {
+            lines,
+            width,
+            height,
+            json,
+        } => tui_bench(lines, width, height, json),
+    }
+}
+
+struct BenchModelArgs {
+    model: Option<PathBuf>,
+    threads: Option<u32>,
+    llama_bench: Option<PathBuf>,
+    prompt_tokens: u32,
+    decode_tokens: u32,
+    repetitions: u32,
+    json: bool,
+}
+
+/// `aipc bench model`: exit 3 without the data directory, 5 when the model fails.
+async fn model(args: BenchModelArgs, data_dir: Option<PathBuf>) -> i32 {
+    let data = match crate::datadir::locate(data_dir.as_deref()) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let config = crate::bench::BenchConfig {
+        model: args.model.unwrap_or_else(store::default_model_path),
+        prompts_dir: data.join("prompts"),
+        threads: args
+            .threads
+            .unwrap_or_else(crate::model::llama::default_threads),
+        prompt_tokens: args.prompt_tokens,
+        decode_tokens: args.decode_tokens,
+        repetitions: args.repetitions.max(1),
+        llama_bench: args.llama_bench.or_else(|| {
+            let same = crate::bench::same_version_llama_bench();
+            if same.is_file() {
+                Some(same)
+            } else {
+                eprintln!(
+                    "bench: no same-version llama-bench at {}: run scripts/build-llama-server.sh \
+                     to measure the ratios against it",
+                    same.display()
+                );
+                None
+            }
+        }),
+    };
+    match crate::bench::run(&config, &mut |step| eprintln!("bench: {step}")).await {
+        Ok(report) => match print_json_or_text(&report, args.json, |r| r.to_text()) {
+            Ok(()) => 0,
+            Err(code) => code,
+        },
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::MODEL
+        }
+    }
+}
+
+/// `aipc bench tui`: exit 3 when the off-screen terminal fails.
+fn tui_bench(lines: u64, width: u16, height: u16, json: bool) -> i32 {
+    let config = tui::bench::BenchConfig {
+        lines,
+        width: width.max(20),
+        height: height.max(5),
+    };
+    match tui::bench::run(&config) {
+        Ok(report) if json => match serde_json::to_string(&report) {
+            Ok(text) => {
+                println!("{text}");
+                0
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                exit::ENVIRONMENT
+            }
+        },
+        Ok(report) => {
+            print!("{}", report.to_text());
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::ENVIRONMENT
+        }
+    }
+}
+
+struct BenchDeployArgs {
+    data_dir: Option<PathBuf>,
+    tasks: String,
+    tasks_dir: Option<PathBuf>,
+    arm: ArmChoice,
+    model: Option<String>,
+    threads: Option<u32>,
+    jobs: usize,
+    out: Option<PathBuf>,
+    baseline: Option<PathBuf>,
+    json: bool,
+}
+
+/// `aipc bench deploy`: exit 0 when the runs completed (whatever their outcomes), 1 on a
+/// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails.
+fn deploy(args: BenchDeployArgs) -> i32 {
+    use crate::deploybench::{self, Arm};
+    let data = match crate::datadir::locate(args.data_dir.as_deref()) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let tasks_dir = args
+        .tasks_dir
+        .unwrap_or_else(|| data.join("tests/deploybench/tasks"));
+    let tasks = match deploybench::load_tasks(&tasks_dir, &data, &args.tasks) {
+        Ok(tasks) => tasks,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let baseline = match &args.baseline {
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| {
+                serde_json::from_str::<deploybench::BenchDeployReport>(&t)
+                    .map_err(|e| e.to_string())
+            }) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("error: baseline {}: {e}", path.display());
+                return exit::USAGE;
+            }
+        },
+        None => None,
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("error: cannot find the aipc executable: {e}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let out_dir = args.out.unwrap_or_else(|| {
+        store::cache_dir()
+            .join("deploybench")
+            .join(crate::session::new_session_id())
+    });
+    let config = deploybench::DeployBenchConfig {
+        exe,
+        data_dir: data,
+        tasks,
+        arms: match args.arm {
+            ArmChoice::Skills => vec![Arm::Skills],
+            ArmChoice::Control => vec![Arm::Control],
+            ArmChoice::Both => vec![Arm::Skills, Arm::Control],
+        },
+        model: args.model,
+        run_flags: args
+            .threads
+            .map(|t| vec!["--threads".to_string(), t.to_string()])
+            .unwrap_or_default(),
+        jobs: args.jobs.max(1),
+        out_dir: out_dir.clone(),
+    };
+    eprintln!(
+        "bench deploy: {} task(s) × {} arm(s) → {}",
+        config.tasks.len(),
+        config.arms.len(),
+        out_dir.display()
+    );
+    let progress = |r: &deploybench::RunRecord| {
+        eprintln!(
+            "bench deploy: {} [{}] {} {} at {} in {:.1} s",
+            r.task,
+            r.arm,
+            if r.success { "✔" } else { "✘" },
+            r.outcome,
+            r.stage_reached,
+            r.wall_s
+        )
+    };
+    let report = match deploybench::run(&config, &progress) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    if args.json {
+        match serde_json::to_string(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::ENVIRONMENT;
+            }
+        }
+    } else {
+        print!("{}", report.to_markdown());
+        println!("\n{}", out_dir.join("deploybench.md").display());
+    }
+    if let Some(baseline) = baseline {
+        let regressions = deploybench::regressions(&baseline, &report);
+        if !regressions.is_empty() {
+            for r in &regressions {
+                eprintln!("regression: {r}");
+            }
+            return exit::STAGE_FAILED;
+        }
+    }
+    0
+}
+
+/// Seeks (and steps back) timed through the replay controller at most.
+const CONTROLLER_SEEKS: usize = 1_000;
+
+/// `aipc bench replay`.
+fn replay(args: BenchReplayArgs) -> i32 {
+    let (dir, temporary) = match &args.keep {
+        Some(dir) => (dir.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("aipc-bench-replay-{}", std::process::id())),
+            true,
+        ),
+    };
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!(
+        "bench: writing a synthetic session of {} events to {}",
+        args.events,
+        dir.display()
+    );
+    // The session's figures, then seeking through the replay controller (the TUI's state
+    // rebuilt at every target: milliseconds each, so at most CONTROLLER_SEEKS of them).
+    let result = bench_replay(&dir, args.events, args.seeks).and_then(|bench| {
+        let recording = Recording::open(&session::SessionPaths::from_dir(&dir))?;
+        let seeks = args.seeks.min(CONTROLLER_SEEKS);
+        Ok((bench, bench_seeks(recording, seeks)))
+    });
+    if temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    match result {
+        Ok((bench, controller)) => {
+            if args.json {
+                let mut value = serde_json::to_value(&bench).unwrap_or_default();
+                if let Some(object) = value.as_object_mut() {
+                    object.insert(
+                        "controller".to_string(),
+                        serde_json::to_value(&controller).unwrap_or_default(),
+                    );
+                }
+                println!("{value}");
+            } else {
+                print!("{}{}", bench.to_text(), controller.to_text());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::ENVIRONMENT
+        }
+    }
+}
