@@ -3,7 +3,9 @@
 //! progress printer on stderr, Ctrl-C aborts).
 //!
 //! The contract is the one the session recorded in `meta.json` (what it ran under); only when
-//! that cannot be read is it loaded again from the target and the project's `aipc.toml`. The
+//! that cannot be read is it loaded again from the target and the project's `aipc.toml`. Its
+//! check commands that name a target script renamed since (the manifest's `renamed` table) run
+//! the script under its new name. The
 //! prompts, skills, signature table and the target's toolbox come from the current data
 //! directory: they are the toolchain under test in a re-run. The options that shape what the
 //! model is offered (skills, classified evidence) are the recorded ones.
@@ -107,7 +109,7 @@ pub fn setup_for(
     let recorded_contract = recording
         .meta()
         .and_then(|m| serde_json::from_value::<Contract>(m.contract.clone()).ok());
-    let contract = match recorded_contract {
+    let mut contract = match recorded_contract {
         Some(contract) => contract,
         None => {
             let target = recording.meta().map(|m| m.target.clone()).or_else(|| {
@@ -144,6 +146,8 @@ pub fn setup_for(
     let toolchain = crate::toolchain::Toolchain::locate(&data.join("toolbox"), &contract.target);
     let toolbox = crate::toolbox::Toolbox::load(&toolchain.target_dir)
         .map_err(|e| Prepare::new(exit::USAGE, e.to_string()))?;
+    // A recorded contract may name a target script by the file name it had then.
+    toolbox.upgrade_recorded_contract(&mut contract);
     Ok(RecordedSetup {
         setup: EngineSetup {
             session_id,
