@@ -62,6 +62,23 @@ def manifests_load_and_name_scripts():
 
 
 @check
+def no_script_shadows_a_module():
+    # `python <script>` puts the script's folder first on sys.path: a script named like a
+    # standard-library or installed module would be imported in its place (an inspect.py broke
+    # numpy and torch that way).
+    import importlib.util
+
+    folders = [FIXES, *sorted((ROOT / "toolbox" / "targets").iterdir())]
+    for folder in folders:
+        for script in sorted(folder.glob("*.py")):
+            name = script.stem
+            assert name not in sys.stdlib_module_names, f"{script} shadows the standard library's {name}"
+            spec = importlib.util.find_spec(name)
+            assert spec is None or spec.origin is None or Path(spec.origin).parent in folders, \
+                f"{script} shadows the installed module {name} ({spec.origin})"
+
+
+@check
 def args_json_flags_defaults_and_enums():
     script = str(ORT / "quantize.py")
     a = args.parse("quantize", script, ["--args-json", '{"method": "minmax", "drop_outliers": true}'])
