@@ -59,6 +59,12 @@ def manifests_load_and_name_scripts():
         assert "run" not in names, "run is a built-in tool name"
         for x in tools:
             assert (d / x["script"]).is_file(), x["script"]
+        # The shared codemods come from toolbox/fixes/toolbox.toml, declared there once.
+        fixes = {x["name"]: x for x in tools if x["name"].startswith("fix_")}
+        assert {"fix_branch_to_where", "fix_median_minmax", "fix_input_feed"} <= set(fixes), names
+        assert fixes["fix_median_minmax"]["script"] == "../../fixes/median_minmax.py"
+    shared = [x["name"] for x in args.load_manifest(FIXES / "toolbox.toml")]
+    assert shared == ["fix_branch_to_where", "fix_median_minmax", "fix_input_feed"], shared
 
 
 @check
