@@ -5,9 +5,11 @@
 //!
 //! A recorded session runs under the contract it recorded in `meta.json` (what it ran under);
 //! only when that cannot be read is it loaded again from the target and the project's
-//! `aipc.toml`. The prompts, skills, signature table and the target's toolbox come from the
-//! current data directory: they are the toolchain under test in a re-run. The options that
-//! shape what the model is offered (skills, classified evidence) are the recorded ones.
+//! `aipc.toml`. Its check commands that name a target script renamed since (the manifest's
+//! `renamed` table) run the script under its new name. The prompts, skills, signature table and
+//! the target's toolbox come from the current data directory: they are the toolchain under test
+//! in a re-run. The options that shape what the model is offered (skills, classified evidence)
+//! are the recorded ones.
 
 use crate::contract::Contract;
 use crate::datadir;
@@ -168,7 +170,7 @@ pub fn project_of(recording: &Recording) -> Option<PathBuf> {
 fn assemble(
     data: &Path,
     project: &Path,
-    contract: Contract,
+    mut contract: Contract,
     session_id: String,
     options: EngineOptions,
 ) -> Result<EngineSetup, ExitError> {
@@ -186,6 +188,9 @@ fn assemble(
     .map_err(|e| usage(&e))?;
     let toolchain = Toolchain::locate(&data.join("toolbox"), &contract.target);
     let toolbox = Toolbox::load(&toolchain.target_dir).map_err(|e| usage(&e))?;
+    // A recorded contract may name a target script by the file name it had then (a current
+    // contract names none of the old names: unchanged).
+    toolbox.upgrade_recorded_contract(&mut contract);
     Ok(EngineSetup {
         session_id,
         project: project.to_path_buf(),

@@ -124,3 +124,42 @@ fn every_shipped_session_reruns_without_divergence() {
         assert!(value["compared"].as_u64().unwrap() > 10, "{value}");
     }
 }
+
+/// A recorded contract names the target scripts its checks run by file (`$AIPC_TARGET_DIR/...`):
+/// each must still be there, under its recorded name or the one the target's toolbox.toml says
+/// it was `renamed` to, or the re-run's checks would fail where the recording's passed. Needs no
+/// venv.
+#[test]
+fn every_script_a_shipped_contract_checks_with_is_there() {
+    for s in shipped() {
+        let meta = std::fs::read_to_string(s.dir.join("meta.json")).unwrap();
+        let meta: serde_json::Value = serde_json::from_str(&meta).unwrap();
+        let mut contract: aipc::contract::Contract =
+            serde_json::from_value(meta["contract"].clone()).unwrap();
+        let target_dir = data_dir().join("toolbox/targets").join(&contract.target);
+        let toolbox = aipc::toolbox::Toolbox::load(&target_dir).unwrap();
+        toolbox.upgrade_recorded_contract(&mut contract);
+        let mut named = 0;
+        for stage in &contract.stages {
+            for command in stage.checks.iter().filter_map(|c| c.command.as_deref()) {
+                let words = command.split(|c: char| c.is_whitespace() || c == '"' || c == '\'');
+                for file in words.filter_map(|w| w.strip_prefix("$AIPC_TARGET_DIR/")) {
+                    assert!(
+                        target_dir.join(file).is_file(),
+                        "{}: stage {}: `{command}` runs {file}, which {} lacks (a renamed \
+                         script belongs in `renamed` of its toolbox.toml)",
+                        s.dir.display(),
+                        stage.name,
+                        target_dir.display()
+                    );
+                    named += 1;
+                }
+            }
+        }
+        assert!(
+            named > 0,
+            "{}: no check runs a target script",
+            s.dir.display()
+        );
+    }
+}

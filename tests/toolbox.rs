@@ -561,3 +561,73 @@ async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
     );
     assert_eq!(build[2].0, &["finish_stage".to_string()]);
 }
+
+/// The shipped targets' toolbox tools, in the order the model reads them: the codemods both
+/// targets offer are declared once (toolbox/fixes/toolbox.toml) and take the place of the
+/// target manifest's `[[include]]`, so each target offers the same tools as when each manifest
+/// declared its own copy.
+#[test]
+fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared_once() {
+    let fixes = data_dir().join("toolbox/fixes").canonicalize().unwrap();
+    let expected: &[(&str, &[&str])] = &[
+        (
+            "onnxruntime-cpu",
+            &[
+                "env",
+                "export",
+                "inspect",
+                "run_artifact",
+                "compare",
+                "quantize",
+                "profile",
+                "fix_branch_to_where",
+                "fix_median_minmax",
+                "fix_input_feed",
+                "report",
+            ],
+        ),
+        (
+            "executorch-xnnpack",
+            &[
+                "env",
+                "export",
+                "inspect",
+                "run_artifact",
+                "compare",
+                "quantize",
+                "profile",
+                "fix_branch_to_where",
+                "fix_median_minmax",
+                "fix_input_feed",
+                "fix_mean_keepdim",
+                "report",
+            ],
+        ),
+    ];
+    let mut shared = Vec::new();
+    for (target, names) in expected {
+        let toolbox =
+            aipc::toolbox::Toolbox::load(&data_dir().join("toolbox/targets").join(target)).unwrap();
+        assert_eq!(toolbox.names(), *names, "{target}");
+        for tool in &toolbox.tools {
+            assert!(tool.script.is_file(), "{target}: {}", tool.script.display());
+            assert_eq!(
+                tool.name.starts_with("fix_"),
+                tool.script.starts_with(&fixes),
+                "{target}: {} runs {}",
+                tool.name,
+                tool.script.display()
+            );
+        }
+        let fixes: Vec<_> = toolbox
+            .tools
+            .into_iter()
+            .filter(|t| t.name.starts_with("fix_") && t.name != "fix_mean_keepdim")
+            .collect();
+        shared.push(fixes);
+    }
+    assert_eq!(
+        shared[0], shared[1],
+        "the shared codemods differ per target"
+    );
+}

@@ -18,6 +18,7 @@ pub mod observation;
 pub use invoke::execute;
 pub use manifest::ManifestError;
 
+use crate::contract::Contract;
 use crate::tools::ToolSpec;
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,9 @@ pub struct Toolbox {
     /// The manifest it was loaded from.
     pub file: Option<PathBuf>,
     pub tools: Vec<ToolboxTool>,
+    /// Scripts renamed since sessions were recorded, `(old, new)` file names in the target's
+    /// folder (the manifest's `renamed` table).
+    pub renamed: Vec<(String, String)>,
 }
 
 impl Toolbox {
@@ -83,5 +87,111 @@ impl Toolbox {
     /// The tools as the model sees them, in manifest order.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools.iter().map(ToolboxTool::spec).collect()
+    }
+
+    /// Bring a contract a session recorded (`aipc rerun`, `aipc resume` run under it) up to the
+    /// target's current scripts: a check command naming a script the manifest has `renamed`
+    /// since, as `$AIPC_TARGET_DIR/<old>` or `${AIPC_TARGET_DIR}/<old>`, names the new file. The
+    /// script is the same, so the check is too. Returns how many commands changed.
+    pub fn upgrade_recorded_contract(&self, contract: &mut Contract) -> usize {
+        let mut changed = 0;
+        for stage in &mut contract.stages {
+            for check in &mut stage.checks {
+                let Some(command) = &check.command else {
+                    continue;
+                };
+                let upgraded = self.upgrade_command(command);
+                if upgraded != *command {
+                    check.command = Some(upgraded);
+                    changed += 1;
+                }
+            }
+        }
+        changed
+    }
+
+    /// `command` with each renamed script's old path replaced by the new one.
+    fn upgrade_command(&self, command: &str) -> String {
+        let mut out = command.to_string();
+        for (old, new) in &self.renamed {
+            for dir in ["$AIPC_TARGET_DIR/", "${AIPC_TARGET_DIR}/"] {
+                out = replace_path(&out, &format!("{dir}{old}"), &format!("{dir}{new}"));
+            }
+        }
+        out
+    }
+}
+
+/// `text` with every `from` that is a whole path (not followed by more of a file name, e.g.
+/// `inspect.py` in `inspect.pyc`) replaced by `to`.
+fn replace_path(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let after = &rest[at + from.len()..];
+        let whole = after
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')));
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { to } else { from });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{Budgets, CheckSpec, StageSpec};
+
+    fn toolbox() -> Toolbox {
+        Toolbox {
+            renamed: vec![("inspect.py".into(), "inspect_artifact.py".into())],
+            ..Toolbox::default()
+        }
+    }
+
+    #[test]
+    fn a_recorded_check_naming_a_renamed_script_runs_the_new_file() {
+        let check = |command: &str| CheckSpec {
+            command: Some(command.into()),
+            ..CheckSpec::default()
+        };
+        let mut contract = Contract {
+            stages: vec![StageSpec {
+                checks: vec![
+                    check(r#"python "$AIPC_TARGET_DIR/inspect.py" --artifact build/model.onnx"#),
+                    check("python ${AIPC_TARGET_DIR}/inspect.py"),
+                    // Not the renamed script: another file, another folder, a longer name.
+                    check(r#"python "$AIPC_TARGET_DIR/compare.py""#),
+                    check("python inspect.py && python $AIPC_TARGET_DIR/inspect.pyc"),
+                ],
+                ..StageSpec::default()
+            }],
+            target: "t".into(),
+            description: String::new(),
+            artifacts: Vec::new(),
+            budgets: Budgets::default(),
+            sources: Vec::new(),
+        };
+        assert_eq!(toolbox().upgrade_recorded_contract(&mut contract), 2);
+        let commands: Vec<_> = contract.stages[0]
+            .checks
+            .iter()
+            .map(|c| c.command.as_deref().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            commands,
+            [
+                r#"python "$AIPC_TARGET_DIR/inspect_artifact.py" --artifact build/model.onnx"#,
+                "python ${AIPC_TARGET_DIR}/inspect_artifact.py",
+                r#"python "$AIPC_TARGET_DIR/compare.py""#,
+                "python inspect.py && python $AIPC_TARGET_DIR/inspect.pyc",
+            ]
+        );
+        // Nothing left to upgrade: a second pass changes nothing.
+        assert_eq!(toolbox().upgrade_recorded_contract(&mut contract), 0);
     }
 }

@@ -24,13 +24,9 @@ Prints the unified diff, then {"ok": true, "file": ..., "line": ..., "pattern": 
 with file:line and the reason when the code does not match.
 """
 import ast
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from aipc_toolbox import emit  # noqa: E402
-from _codemod import FixRefused, ensure_import_torch, finish, read, replace_spans, seg  # noqa: E402
+from aipc_toolbox import emit
+from _codemod import FixRefused, ensure_import_torch, finish, read, replace_spans, seg
 
 STATIC_HINTS = (".shape", ".size(", ".dim(", ".ndim", "len(", "self.training", "isinstance(", "is None", "is not None")
 

@@ -24,14 +24,10 @@ Usage: python input_feed.py --file infer.py --function run_inputs --input image 
        python input_feed.py --file infer.py --function run_inputs --input image --layout nchw
 """
 import ast
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from aipc_toolbox import emit  # noqa: E402
-from aipc_toolbox.emit import ToolError  # noqa: E402
-from _codemod import FixRefused, after_imports_line, finish, read  # noqa: E402
+from aipc_toolbox import emit
+from aipc_toolbox.emit import ToolError
+from _codemod import FixRefused, after_imports_line, finish, read
 
 DECORATOR = "_aipc_conform_feed"
 

@@ -13,13 +13,9 @@ kept unit dims of a 4-D tensor, so this fix is for 4-D activations (the pooling 
 Usage: python mean_keepdim.py --file model.py [--line 29] [--dry_run]
 """
 import ast
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from aipc_toolbox import emit  # noqa: E402
-from _codemod import FixRefused, finish, read, replace_spans, seg, tensor_call  # noqa: E402
+from aipc_toolbox import emit
+from _codemod import FixRefused, finish, read, replace_spans, seg, tensor_call
 
 SPATIAL = ({2, 3}, {-2, -1})
 

@@ -18,13 +18,9 @@ Forms rewritten: `torch.median(x, dim).values`, `x.median(dim=d).values`, `...[0
 Usage: python median_minmax.py --file model.py [--line 12] [--dry_run]
 """
 import ast
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from aipc_toolbox import emit  # noqa: E402
-from _codemod import (FixRefused, after_imports_line, ensure_import_torch, finish, read, replace_spans, seg,  # noqa: E402
+from aipc_toolbox import emit
+from _codemod import (FixRefused, after_imports_line, ensure_import_torch, finish, read, replace_spans, seg,
                       tensor_call)
 
 HELPER = '''

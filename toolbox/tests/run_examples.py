@@ -44,6 +44,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLBOX = ROOT / "toolbox"
+sys.path.insert(0, str(TOOLBOX / "lib"))  # aipc_toolbox, as the scripts get it from PYTHONPATH
 DEFAULT_ACTIONS = {"export": [("export", {})], "build": [("quantize", {})]}
 GATE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(>=|<=|==|!=|>|<)\s*([-+0-9.eE]+)\s*(%?)\s*$")
 
@@ -101,8 +102,9 @@ def stages_of(target, project):
 
 
 def manifest(target):
-    with open(TOOLBOX / "targets" / target / "toolbox.toml", "rb") as f:
-        return {t["name"]: t for t in tomllib.load(f)["tool"]}
+    from aipc_toolbox import args  # the manifest reader of the scripts: follows [[include]]
+
+    return {t["name"]: t for t in args.load_manifest(TOOLBOX / "targets" / target / "toolbox.toml")}
 
 
 def last_json(stdout):

@@ -59,6 +59,29 @@ def manifests_load_and_name_scripts():
         assert "run" not in names, "run is a built-in tool name"
         for x in tools:
             assert (d / x["script"]).is_file(), x["script"]
+        # The shared codemods come from toolbox/fixes/toolbox.toml, declared there once.
+        fixes = {x["name"]: x for x in tools if x["name"].startswith("fix_")}
+        assert {"fix_branch_to_where", "fix_median_minmax", "fix_input_feed"} <= set(fixes), names
+        assert fixes["fix_median_minmax"]["script"] == "../../fixes/median_minmax.py"
+    shared = [x["name"] for x in args.load_manifest(FIXES / "toolbox.toml")]
+    assert shared == ["fix_branch_to_where", "fix_median_minmax", "fix_input_feed"], shared
+
+
+@check
+def no_script_shadows_a_module():
+    # `python <script>` puts the script's folder first on sys.path: a script named like a
+    # standard-library or installed module would be imported in its place (an inspect.py broke
+    # numpy and torch that way).
+    import importlib.util
+
+    folders = [FIXES, *sorted((ROOT / "toolbox" / "targets").iterdir())]
+    for folder in folders:
+        for script in sorted(folder.glob("*.py")):
+            name = script.stem
+            assert name not in sys.stdlib_module_names, f"{script} shadows the standard library's {name}"
+            spec = importlib.util.find_spec(name)
+            assert spec is None or spec.origin is None or Path(spec.origin).parent in folders, \
+                f"{script} shadows the installed module {name} ({spec.origin})"
 
 
 @check

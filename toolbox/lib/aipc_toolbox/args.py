@@ -11,9 +11,9 @@ schema gives two front doors:
 Flags override `--args-json`. Properties left out get the schema's `default`, else None (the
 script then falls back to the project's aipc.toml).
 
-The entry is looked up by tool name in, in order: the `toolbox.toml` next to the script,
-`$AIPC_TARGET_DIR/toolbox.toml`, then every `toolbox/targets/*/toolbox.toml` (fixes under
-toolbox/fixes/ are declared in the target manifests).
+The entry is looked up by tool name in, in order: the `toolbox.toml` next to the script (the
+shared fixes are declared in toolbox/fixes/toolbox.toml), `$AIPC_TARGET_DIR/toolbox.toml`, then
+every `toolbox/targets/*/toolbox.toml`, each with the manifests it includes (`[[include]]`).
 """
 import argparse
 import difflib
@@ -47,11 +47,24 @@ def _manifests(script):
     return seen
 
 
-def load_manifest(path):
-    """Parse one toolbox.toml and check its shape; returns the list of tool entries."""
+def load_manifest(path, _chain=()):
+    """Parse one toolbox.toml and the manifests it includes, and check their shape; returns the
+    list of tool entries, its own first, then the included ones (aipc keeps the file order; only
+    the set matters here). An included entry's `script` is made relative to `path`'s folder."""
+    path = Path(path)
     with open(path, "rb") as f:
         data = tomllib.load(f)
-    tools = data.get("tool", [])
+    tools = list(data.get("tool", []))
+    for inc in data.get("include", []):
+        rel = inc.get("path") if isinstance(inc, dict) else None
+        if not isinstance(rel, str) or not rel:
+            raise ToolError(f"{path}: [[include]] needs a string `path`")
+        target = (path.parent / rel).resolve()
+        if target in _chain or target == path.resolve():
+            raise ToolError(f"{path}: include cycle through {target}")
+        for t in load_manifest(target, (*_chain, path.resolve())):
+            t = dict(t, script=os.path.relpath(target.parent / t["script"], path.parent))
+            tools.append(t)
     names = set()
     for i, t in enumerate(tools):
         where = f"{path}: [[tool]] #{i + 1}"

@@ -253,7 +253,7 @@ def load(root=None):
 
 
 def budget_line(path, out, budget, int8, quantize):
-    """The text of `aipc-warning: fp32 over budget: ...` (both targets' profile.py)."""
+    """The text of `aipc-warning: fp32 over budget: ...` (both targets' profile_latency.py)."""
     ship = ('ship it: quantize = "int8" in aipc.toml (now "none")' if quantize != "int8"
             else 'aipc.toml quantize = "int8" ships it; profile {} measures it')
     return (f"{path} p50 {out['p50_ms']:.3f} ms > {float(budget)} ms budget; {int8} p50 {out['int8_p50_ms']:.3f} ms "

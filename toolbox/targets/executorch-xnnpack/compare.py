@@ -8,10 +8,6 @@ to its dynamic batch maximum), then compares the first output:
 - max_abs_err; top1_agreement; task_acc_ref / task_acc_target; acc_drop_points = 100 x (ref - target);
 - samples. `--artifact build/model_int8.pte` compares the INT8 artifact.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import time
 
 from aipc_toolbox import emit, metrics

@@ -4,10 +4,6 @@ example inputs (a missing weights file shows here: run `python train.py`).
 
 Metrics: toolchain_ok, project_ok, eager_ok (1/0); versions.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 
 os.environ.setdefault("QNN_SDK_ROOT", "")  # never let ExecuTorch's Qualcomm backend download an SDK

@@ -4,7 +4,7 @@ partitioner, the delegation sidecar JSON, and running a .pte with executorch.run
 A .pte does not say which ops were delegated: that is only known while lowering
 (executorch.devtools.backend_debug.get_delegation_info on the lowered graph). So export.py and
 quantize.py write it next to the artifact as `<artifact>.json` (with the artifact's sha256), and
-inspect.py reads it back, refusing a sidecar whose hash does not match the .pte.
+inspect_artifact.py reads it back, refusing a sidecar whose hash does not match the .pte.
 """
 import os
 

@@ -11,10 +11,6 @@ the artifact's sha256; inspect reads it. Ops left on the portable CPU kernels pr
 Prints e.g. {"ok": true, "artifact": "build/model.pte", "bytes": 80000, "delegated_ratio": 1.0,
 "non_delegated_compute_ops": 0, ...}.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 import time
 

@@ -17,10 +17,6 @@ Calibration outliers are checked every time: a sample whose max|x| is more than
 outlier_factor x the median max|x| prints `aipc-warning: calibration outlier: sample i ...`;
 drop_outliers=true leaves those samples out.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 import time
 

@@ -15,10 +15,6 @@ error: 0x:14`) and input-contract errors (`Attempted to resize a static tensor`,
 Metrics: ran (1/0), finite (1/0), batch, outputs (index -> shape), load_ms, run_ms, run_inputs
 (how many were fed).
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import time
 
 from aipc_toolbox import emit, feed

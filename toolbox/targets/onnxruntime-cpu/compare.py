@@ -8,10 +8,6 @@ artifact in onnxruntime, then compares the first output (the logits):
 - task_acc_ref / task_acc_target: accuracy against the labels; acc_drop_points = 100 x (ref - target);
 - samples. `--artifact build/model_int8.onnx` compares the INT8 artifact (kind: int8).
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import time
 
 from aipc_toolbox import emit, metrics

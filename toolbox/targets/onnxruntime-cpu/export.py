@@ -11,10 +11,6 @@ mismatch is reported as `aipc-warning: opset drift: ...` and `opset_matches: 0`.
 Prints e.g. {"ok": true, "artifact": "build/model.onnx", "opset": 18, "requested_opset": 17,
 "opset_matches": 0, "external_data": "build/model.onnx.data", "bytes": 75000, ...}.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 import sys
 import time

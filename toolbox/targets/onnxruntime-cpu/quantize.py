@@ -14,10 +14,6 @@ drop_outliers=true leaves those samples out.
 Writes build/model_int8.onnx. Prints e.g. {"ok": true, "artifact": "build/model_int8.onnx",
 "calib_samples": 63, "calib_outliers": 1, "dropped_samples": 1, "bytes": ..., ...}.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 import tempfile
 import time

@@ -3,11 +3,7 @@
 
 Metrics: artifacts (count), total_bytes, bytes.<file>.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
-from aipc_toolbox import emit, report  # noqa: E402
+from aipc_toolbox import emit, report
 
 PATTERNS = ["build/*.onnx", "build/*.onnx.data"]
 

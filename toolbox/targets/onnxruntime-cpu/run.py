@@ -15,10 +15,6 @@ the file that builds them (the repair is there, not in the model); the runtime's
 Metrics: ran (1/0), finite (1/0: no NaN/Inf in the outputs), batch, outputs (name -> shape),
 run_inputs (how many were fed).
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import time
 
 import numpy as np

@@ -13,10 +13,6 @@ An FP32 artifact over the budget is compared with its INT8 sibling (build/model_
 that exists: int8_p50_ms, int8_within_budget, and `aipc-warning: fp32 over budget: ...` when the
 INT8 model meets the budget (aipc.toml quantize = "int8" ships it).
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 import time
 

@@ -10,10 +10,6 @@ checker_ok (1/0), num_nodes, qdq_nodes, dynamic_batch (1/0), bytes, run_inputs (
 dynamic_dims_ok (1/0: every size the run inputs feed fits the artifact's dims; 1 without run_inputs).
 Silent failures print `aipc-warning: opset drift: ...` / `aipc-warning: external data missing: ...`.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 from aipc_toolbox import emit, feed
 from aipc_toolbox.project import Project
 

@@ -18,10 +18,6 @@ which the contract's delegation gate reads. Partial delegation always prints
 every size they feed fits the artifact's dims; `aipc-warning: fixed dim: ...` names the others);
 dynamic_dims_ok is 1 without run_inputs.
 """
-import aipc_toolbox
-
-aipc_toolbox.script_dir_last(__file__)  # keep the stdlib inspect/profile ahead of ours
-
 import os
 
 from aipc_toolbox import emit, feed
