@@ -11,8 +11,6 @@ pub const PROFILE: &str = env!("AIPC_BUILD_PROFILE");
 /// rustc's `target-cpu` (also llama.cpp's `-march`): "x86-64-v3" by default (.cargo/config.toml),
 /// "native" for a build that only runs on CPUs like the one that built it.
 pub const TARGET_CPU: &str = env!("AIPC_BUILD_TARGET_CPU");
-/// The target architecture ("x86_64", "aarch64", …).
-pub const TARGET_ARCH: &str = env!("AIPC_BUILD_TARGET_ARCH");
 /// The llama-cpp-sys-2 version Cargo.lock pins: the llama.cpp tree linked in-process, and the
 /// one `scripts/build-llama-server.sh` builds llama-server and llama-bench from.
 pub const LLAMA_CPP_SYS: &str = env!("AIPC_BUILD_LLAMA_CPP_SYS");

@@ -20,8 +20,6 @@ pub enum Status {
     Ok,
     /// Needed and missing or broken: `fix` says what to run.
     NotReady,
-    /// Worth knowing; not needed for a deployment.
-    Note,
 }
 
 /// One checked item.
@@ -51,7 +49,6 @@ impl Diagnosis {
             let mark = match check.status {
                 Status::Ok => "ok       ",
                 Status::NotReady => "NOT READY",
-                Status::Note => "note     ",
             };
             out.push_str(&format!("{mark} {}: {}\n", check.name, check.detail));
             if let Some(fix) = &check.fix {

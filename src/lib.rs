@@ -1,11 +1,15 @@
 //! aipc: a terminal workbench in which a local language model deploys a PyTorch project onto an
 //! edge runtime, stage by stage, under checks that decide and budgets that bound it.
 //!
+//! Modules are `pub` only where the integration tests (`tests/`) or `main.rs` use them; the rest
+//! are `pub(crate)`, so rustc reports what nothing uses. `docs/architecture.md` has the data flow.
+//!
 //! Module map (one concern each):
 //! - [`protocol`]: the typed `Event` / `Command` protocol, the engine's only output and input.
 //! - [`contract`]: the deployment contract (target contract + project `aipc.toml`), gates.
 //! - [`engine`]: the stage loop, bounded repair, checks, budgets, commands, the event bus.
-//! - [`agent`]: the tool-call schema, reply parsing, the conversation of an attempt.
+//! - [`conversation`]: prompt assembly, the tool-call schema and reply parsing: the
+//!   conversation of an attempt (the turn loop itself is the engine's).
 //! - [`model`]: the `ModelBackend` trait and its backends (in-process llama.cpp, OpenAI-compatible
 //!   HTTP, scripted), the GGUF metadata reader, the model store (fetching the default model).
 //! - [`tools`]: the tools the model calls, confined to the session worktree.
@@ -17,7 +21,8 @@
 //! - [`skills`]: Agent Skills (`skills/<name>/SKILL.md`) the model can load.
 //! - [`prompts`]: the prompt templates (`prompts/*.j2`).
 //! - [`checkpoint`]: the session branch, worktree, attempt commits and stage tags (git2).
-//! - [`session`]: the session record: event log, meta, paths, listing.
+//! - [`session`]: the session record: event log, meta, paths, listing; [`session::view`] the
+//!   one fold over events that the report, `sessions show`, the transcript and the TUI read.
 //! - [`report`]: `report.md` / `report.json`, computed from the event log; [`junit`]: its
 //!   `report.junit.xml` (one test case per stage).
 //! - [`setup`]: the engine setup of a session, assembled from the data directory and the
@@ -33,39 +38,39 @@
 //! - [`cli`]: the command line, one file per command, and the one drive loop that runs an
 //!   engine with its consumers (TUI, batch printer, line console, JSON stream) for `run`,
 //!   `resume` and `rerun`.
-//! - [`diff`]: unified file diffs (`similar`) for events and the record.
+//! - [`file_diff`]: unified file diffs (`similar`) for events and the record.
+//! - [`bench`]: the benchmarks (model speed, TUI, DeployBench).
 //! - [`doctor`]: `aipc doctor`, what a deployment needs and the command that fixes each gap.
 //! - [`config`]: settings from ~/.config/aipc/config.toml, <project>/.aipc/config.toml, AIPC_*.
 //! - [`datadir`]: where prompts, skills and the toolbox are found (or extracted from the binary).
 //! - [`build_info`]: version, commit, profile, target CPU and llama.cpp of this build.
-pub mod agent;
 pub mod bench;
 pub mod build_info;
 pub mod checkpoint;
 pub mod cli;
-pub mod config;
-pub mod console;
+pub(crate) mod config;
+pub(crate) mod console;
 pub mod contract;
-pub mod datadir;
-pub mod deploybench;
-pub mod diff;
-pub mod doctor;
+pub mod conversation;
+pub(crate) mod datadir;
+pub(crate) mod doctor;
 pub mod engine;
 pub mod evidence;
-pub mod json_stream;
-pub mod junit;
+pub(crate) mod file_diff;
+pub(crate) mod json_stream;
+pub(crate) mod junit;
 pub mod model;
-pub mod printer;
+pub(crate) mod printer;
 pub mod prompts;
 pub mod protocol;
-pub mod report;
-pub mod rerun;
+pub(crate) mod report;
+pub(crate) mod rerun;
 pub mod resume;
 pub mod session;
-pub mod setup;
+pub(crate) mod setup;
 pub mod skills;
-pub mod status_line;
+pub(crate) mod status_line;
 pub mod toolbox;
 pub mod toolchain;
 pub mod tools;
-pub mod tui;
+pub(crate) mod tui;

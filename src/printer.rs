@@ -2,23 +2,14 @@
 //! terminal a live status line under them. A consumer of the event stream like any other; when
 //! it falls behind it says how many events it missed (they are all in the session log).
 
-use crate::agent::clip;
+use crate::conversation::clip;
 use crate::protocol::{CallStatus, Event, EventEnvelope};
 use crate::status_line::StatusLine;
 use std::io::Write;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 /// Print events from `events` to `out` until the stream closes. `verbose` adds command output
-/// lines and model text.
-pub async fn print_events(
-    events: broadcast::Receiver<EventEnvelope>,
-    out: impl Write,
-    verbose: bool,
-) {
-    print_events_with_status(events, out, verbose, false).await
-}
-
-/// [`print_events`]; with `live_status` (stderr is a terminal), a status line
+/// lines and model text; with `live_status` (stderr is a terminal), a status line
 /// ([`StatusLine`]) under the progress lines, redrawn every second.
 pub async fn print_events_with_status(
     mut events: broadcast::Receiver<EventEnvelope>,

@@ -9,8 +9,8 @@
 
 mod common;
 
+use aipc::bench::deploy::{load_tasks, materialize, Task};
 use aipc::contract::Contract;
-use aipc::deploybench::{load_tasks, materialize, Task};
 use common::data_dir;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

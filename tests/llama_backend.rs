@@ -5,8 +5,8 @@
 //! Needs the model in the cache (`aipc model fetch`; `.ci/run` does it). Without it these tests
 //! fail and say so: they are the reason the backend exists.
 
-use aipc::agent::{self, call_schema, parse_reply, Conversation, OfferedTool, StagePrompt};
 use aipc::contract::{Contract, StageSpec};
+use aipc::conversation::{self, call_schema, parse_reply, Conversation, OfferedTool, StagePrompt};
 use aipc::model::llama::LlamaCppBackend;
 use aipc::model::{ModelBackend, ModelOptions, ModelRequest, Role};
 use aipc::prompts::Prompts;
@@ -120,7 +120,7 @@ fn scenarios(prompts: &Prompts) -> Vec<(Conversation, Vec<String>)> {
         for (variant, names) in [&all[..], &few[..], &edit[..], &all[..]].iter().enumerate() {
             let offered = tools(names);
             let repair = (variant == 3).then_some((2, 3, &evidence));
-            let mut conversation = agent::open_conversation(
+            let mut conversation = conversation::open_conversation(
                 prompts,
                 &StagePrompt {
                     target: "onnxruntime-cpu",

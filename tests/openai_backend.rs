@@ -3,7 +3,7 @@
 //! loopback interface that misbehave on purpose: nothing listening, 5xx, 4xx, garbage, silence,
 //! tool-call deltas split across chunks, and a server that rejects native tools.
 
-use aipc::agent::{call_schema, parse_reply, OfferedTool};
+use aipc::conversation::{call_schema, parse_reply, OfferedTool};
 use aipc::model::openai::{self, CallMode, OpenAiBackend};
 use aipc::model::{Message, ModelBackend, ModelOptions, ModelRequest, Role};
 use serde_json::{json, Value};

@@ -1,9 +1,9 @@
-//! Changes between two flat trees, as [`FileDiff`]s made with [`crate::diff::file_diff`].
+//! Changes between two flat trees, as [`FileDiff`]s made with [`crate::file_diff::file_diff`].
 
 use super::error::CheckpointError;
 use super::scan::read_content;
 use super::tree::{Entry, FlatTree, MODE_GITLINK};
-use crate::diff::file_diff;
+use crate::file_diff::file_diff;
 use crate::protocol::FileDiff;
 use git2::Repository;
 

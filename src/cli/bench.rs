@@ -7,8 +7,7 @@ use crate::engine::exit;
 use crate::model::store;
 use crate::session::synth::bench_replay;
 use crate::session::{self, Recording};
-use crate::tui;
-use crate::tui::replay::bench_seeks;
+use crate::tui::player::bench_seeks;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -191,7 +190,7 @@ async fn model(args: BenchModelArgs, data_dir: Option<PathBuf>) -> i32 {
             return exit::ENVIRONMENT;
         }
     };
-    let config = crate::bench::BenchConfig {
+    let config = crate::bench::model::BenchConfig {
         model: args.model.unwrap_or_else(store::default_model_path),
         prompts_dir: data.join("prompts"),
         threads: args
@@ -201,7 +200,7 @@ async fn model(args: BenchModelArgs, data_dir: Option<PathBuf>) -> i32 {
         decode_tokens: args.decode_tokens,
         repetitions: args.repetitions.max(1),
         llama_bench: args.llama_bench.or_else(|| {
-            let same = crate::bench::same_version_llama_bench();
+            let same = crate::bench::model::same_version_llama_bench();
             if same.is_file() {
                 Some(same)
             } else {
@@ -214,7 +213,7 @@ async fn model(args: BenchModelArgs, data_dir: Option<PathBuf>) -> i32 {
             }
         }),
     };
-    match crate::bench::run(&config, &mut |step| eprintln!("bench: {step}")).await {
+    match crate::bench::model::run(&config, &mut |step| eprintln!("bench: {step}")).await {
         Ok(report) => match print_json_or_text(&report, args.json, |r| r.to_text()) {
             Ok(()) => 0,
             Err(code) => code,
@@ -228,12 +227,12 @@ async fn model(args: BenchModelArgs, data_dir: Option<PathBuf>) -> i32 {
 
 /// `aipc bench tui`: exit 3 when the off-screen terminal fails.
 fn tui_bench(lines: u64, width: u16, height: u16, json: bool) -> i32 {
-    let config = tui::bench::BenchConfig {
+    let config = crate::bench::tui::BenchConfig {
         lines,
         width: width.max(20),
         height: height.max(5),
     };
-    match tui::bench::run(&config) {
+    match crate::bench::tui::run(&config) {
         Ok(report) if json => match serde_json::to_string(&report) {
             Ok(text) => {
                 println!("{text}");
@@ -271,7 +270,7 @@ struct BenchDeployArgs {
 /// `aipc bench deploy`: exit 0 when the runs completed (whatever their outcomes), 1 on a
 /// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails.
 fn deploy(args: BenchDeployArgs) -> i32 {
-    use crate::deploybench::{self, Arm};
+    use crate::bench::deploy::{self as deploybench, Arm};
     let data = match crate::datadir::locate(args.data_dir.as_deref()) {
         Ok(dir) => dir,
         Err(message) => {

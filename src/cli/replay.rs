@@ -5,8 +5,8 @@ use super::args::SessionRef;
 use super::output::{usage_error, write_stdout};
 use crate::engine::exit;
 use crate::session::{render_markdown, TranscriptOptions};
-use crate::tui::replay::Speed;
-use crate::tui::replay_run::{run_replay, ReplayOptions};
+use crate::tui::player::Speed;
+use crate::tui::player_loop::{run_replay, ReplayOptions};
 use clap::Args;
 use std::io::IsTerminal;
 

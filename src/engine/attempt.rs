@@ -7,8 +7,8 @@
 use super::call::CallResult;
 use super::control::Interrupt;
 use super::{narrowing, tool, Engine, Stop};
-use crate::agent::{self, Conversation, OfferedTool};
 use crate::contract::StageSpec;
+use crate::conversation::{self, Conversation, OfferedTool};
 use crate::model::{ModelError, ModelRequest, Role};
 use crate::protocol::{Event, Evidence};
 use std::sync::Arc;
@@ -76,7 +76,7 @@ impl Engine {
                     names.push(tool.name.clone());
                 }
             }
-            let call_schema = agent::call_schema(&offered_now);
+            let call_schema = conversation::call_schema(&offered_now);
             self.bus.emit(Event::ModelRequest {
                 request_id,
                 stage: stage.name.clone(),
@@ -120,7 +120,7 @@ impl Engine {
             });
             conversation.push(Role::Assistant, reply.text.clone());
             sent += 1;
-            let call = match agent::parse_reply(&reply.text, &names) {
+            let call = match conversation::parse_reply(&reply.text, &names) {
                 Ok(call) => call,
                 Err(error) => {
                     self.bus.emit(Event::ModelInvalidCall {
@@ -209,9 +209,9 @@ impl Engine {
             .take(index)
             .map(|(name, summary)| format!("{name}: {summary}"))
             .collect();
-        agent::open_conversation(
+        conversation::open_conversation(
             &self.setup.prompts,
-            &agent::StagePrompt {
+            &conversation::StagePrompt {
                 target: &self.setup.contract.target,
                 stage,
                 stage_index: index,

@@ -20,7 +20,7 @@ pub mod control;
 pub mod exit;
 mod human;
 pub mod narrowing;
-pub mod resume;
+pub mod origin;
 mod stage;
 mod tool;
 
@@ -151,7 +151,7 @@ pub struct Engine {
     /// Variables removed from the inherited environment of every command.
     env_remove: Vec<String>,
     /// Set when the session continues a recorded one (`aipc resume`): see [`resume`].
-    continuation: Option<resume::Continuation>,
+    continuation: Option<origin::Continuation>,
     /// The previous tool call and its outcome, to tell the model when it repeats itself.
     last_call: Option<String>,
     /// How many times in a row the last call was repeated with the same result.
@@ -172,7 +172,7 @@ impl Engine {
         model: Box<dyn ModelBackend>,
         commands: mpsc::UnboundedReceiver<Command>,
     ) -> Result<Engine, StartError> {
-        Self::open_session(setup, model, commands, resume::Origin::New)
+        Self::open_session(setup, model, commands, origin::Origin::New)
     }
 
     /// [`Engine::start`], [`Engine::start_at`] and [`Engine::resume`]: what differs by origin
@@ -181,7 +181,7 @@ impl Engine {
         setup: EngineSetup,
         model: Box<dyn ModelBackend>,
         commands: mpsc::UnboundedReceiver<Command>,
-        origin: resume::Origin,
+        origin: origin::Origin,
     ) -> Result<Engine, StartError> {
         validate_tools(&setup.contract, &setup.toolbox)?;
         check_toolchain(&setup.toolchain)?;
@@ -192,7 +192,7 @@ impl Engine {
             ))
         })?;
         let paths = SessionPaths::new(&project, &setup.session_id);
-        let (log, repo, reset) = resume::open_log_and_repo(&origin, &project, &paths, &setup)?;
+        let (log, repo, reset) = origin::open_log_and_repo(&origin, &project, &paths, &setup)?;
         let workspace = Workspace::new(&repo.project_dir())
             .map_err(|e| StartError::Environment(format!("worktree: {e}")))?;
         let contract_json = serde_json::to_value(&setup.contract)
@@ -234,7 +234,7 @@ impl Engine {
             ]
             .into(),
         };
-        let meta = resume::session_meta(&origin, &paths, meta);
+        let meta = origin::session_meta(&origin, &paths, meta);
         session::write_meta(&paths.meta, &meta)
             .map_err(|e| StartError::Environment(format!("cannot write meta.json: {e}")))?;
         let mut toolchain_env = setup.toolchain.env();
@@ -264,7 +264,7 @@ impl Engine {
             narrowing: narrowing::Narrowing::default(),
             tool_failure: None,
         };
-        resume::restore(engine, origin, reset)
+        origin::restore(engine, origin, reset)
     }
 
     /// A live consumer of the event stream (subscribe before [`Engine::run`]).

@@ -33,7 +33,7 @@
 //! Nothing here knows what a task's answer is: the rules only use the stage's contract, the
 //! outcomes of the calls and the fixes the target's signature tables give for the real output.
 
-use crate::agent::OfferedTool;
+use crate::conversation::OfferedTool;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -651,7 +651,7 @@ mod tests {
         n.follow_evidence(&fixes(&[
             r#"quantize {"drop_outliers": true, "nodes_to_exclude": ["a", "b"], "opset": 18}"#,
         ]));
-        let schema = crate::agent::call_schema(&n.offered(&stage_tools()));
+        let schema = crate::conversation::call_schema(&n.offered(&stage_tools()));
         let env = llguidance::toktrie::ApproximateTokEnv::single_byte_env();
         let factory = llguidance::ParserFactory::new_simple(&env).unwrap();
         let accepts = |text: &str| {

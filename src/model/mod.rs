@@ -11,7 +11,7 @@ pub mod describe;
 pub mod gguf;
 pub mod llama;
 pub mod openai;
-pub mod replay;
+pub mod recorded_replies;
 pub mod scripted;
 pub mod store;
 
@@ -165,7 +165,7 @@ pub fn open_backend(
     prompts_dir: &std::path::Path,
 ) -> Result<Box<dyn ModelBackend>, ModelError> {
     if let Some(dir) = spec.strip_prefix("replay:") {
-        return Ok(Box::new(replay::ReplayBackend::open(
+        return Ok(Box::new(recorded_replies::ReplayBackend::open(
             std::path::Path::new(dir),
         )?));
     }

@@ -123,18 +123,6 @@ impl OpenAiBackend {
         self
     }
 
-    /// Replace the waits between tries (default 0.5 s, 1 s, 2 s; their count is the number of
-    /// retries).
-    pub fn with_retry_delays(mut self, delays: Vec<Duration>) -> Self {
-        self.transport.set_retry_delays(delays);
-        self
-    }
-
-    /// The base URL, without a trailing slash.
-    pub fn base_url(&self) -> &str {
-        &self.base
-    }
-
     /// The way replies are constrained right now: `Tools` or `Schema` once Auto has settled
     /// (Auto settles on `Tools` after the first call answered natively).
     pub fn effective_mode(&self) -> CallMode {
@@ -380,7 +368,7 @@ mod tests {
     fn urls_are_checked_at_connect() {
         let options = ModelOptions::default();
         let backend = connect("http://127.0.0.1:8080/v1/", &options).unwrap();
-        assert_eq!(backend.base_url(), "http://127.0.0.1:8080/v1");
+        assert_eq!(backend.base, "http://127.0.0.1:8080/v1");
         assert_eq!(backend.info().name, "http://127.0.0.1:8080/v1 (auto)");
         let err = connect("https://example.invalid/v1", &options)
             .err()

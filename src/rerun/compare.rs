@@ -483,7 +483,13 @@ fn summary(item: &Item) -> Side {
     let value = item
         .fields
         .iter()
-        .map(|f| format!("{}={}", f.name, crate::agent::clip(&f.value.show(), 80)))
+        .map(|f| {
+            format!(
+                "{}={}",
+                f.name,
+                crate::conversation::clip(&f.value.show(), 80)
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     Side {
@@ -534,7 +540,7 @@ pub fn describe(d: &Divergence) -> String {
             } else if s.value.contains('\n') {
                 format!("{} lines (see the diff below)", s.value.lines().count())
             } else {
-                crate::agent::clip(&s.value, 300)
+                crate::conversation::clip(&s.value, 300)
             };
             let info = s
                 .info

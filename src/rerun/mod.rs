@@ -19,9 +19,9 @@
 pub mod compare;
 pub mod normalize;
 
-use crate::engine::resume::Until;
+use crate::engine::origin::Until;
 use crate::engine::{exit, Engine};
-use crate::model::replay::ReplayBackend;
+use crate::model::recorded_replies::ReplayBackend;
 use crate::protocol::{Command, Event};
 use crate::session::read_meta;
 use crate::session::{new_session_id, resolve_session, Recording, SessionPaths};

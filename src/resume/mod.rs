@@ -19,7 +19,7 @@ pub mod leftovers;
 pub mod plan;
 
 use crate::engine::{exit, Engine};
-use crate::model::replay::ReplayBackend;
+use crate::model::recorded_replies::ReplayBackend;
 use crate::model::scripted::ScriptedBackend;
 use crate::model::{open_backend, store, ModelBackend, ModelOptions};
 use crate::protocol::{Command, Event};

@@ -25,7 +25,7 @@
 //! `rerun --until`) or `error` (a dead model server, a git failure) can be resumed like a
 //! killed one.
 
-use crate::engine::resume::ResumePoint;
+use crate::engine::origin::ResumePoint;
 use crate::protocol::{Event, Outcome};
 use crate::session::show::wall_time_ms;
 use crate::session::Recording;

@@ -2,8 +2,8 @@
 //! `aipc replay --batch`, with diffs), or one JSON document `{"meta": …, "events": […]}` with
 //! every event as it is in the log (discarded work included; `session_resumed` events say which).
 
+use super::markdown::{render_markdown, TranscriptOptions};
 use super::recording::Recording;
-use super::transcript::{render_markdown, TranscriptOptions};
 use std::io::Write;
 
 /// What `export` writes.

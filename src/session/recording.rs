@@ -288,7 +288,7 @@ fn build_index(events: &[EventEnvelope]) -> RecordingIndex {
 }
 
 fn first_line(text: &str) -> String {
-    crate::agent::clip(text.lines().next().unwrap_or_default(), 100)
+    crate::conversation::clip(text.lines().next().unwrap_or_default(), 100)
 }
 
 #[cfg(test)]

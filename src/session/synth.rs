@@ -8,10 +8,10 @@
 //! seek (jump to a seq, find its stage, take a screenful of events).
 
 use super::error::SessionError;
+use super::markdown::{render_markdown, TranscriptOptions};
 use super::meta::{write_meta, Meta};
 use super::paths::SessionPaths;
 use super::recording::{Recording, RecordingIndex};
-use super::transcript::{render_markdown, TranscriptOptions};
 use crate::protocol::{
     CallStatus, Decider, Event, EventEnvelope, Evidence, FileDiff, GateResult, Outcome,
     OutputStream, Policy, EVENT_FORMAT_VERSION,

@@ -230,21 +230,6 @@ impl SessionView {
         self.totals.prompt_tokens + self.totals.completion_tokens
     }
 
-    /// The stage that is running (or ran last).
-    pub fn current_stage(&self) -> Option<&StageSummary> {
-        self.current.and_then(|i| self.stages.get(i))
-    }
-
-    /// The tool a call id names (empty when the call was never proposed in these events).
-    pub fn tool_of(&self, call_id: &str) -> &str {
-        self.calls.get(call_id).map_or("", |c| c.tool.as_str())
-    }
-
-    /// The name of a check (empty when it never started in these events).
-    pub fn check_name(&self, check_id: &str) -> &str {
-        self.checks.get(check_id).map_or("", |c| c.name.as_str())
-    }
-
     /// Fold one more event.
     pub fn apply(&mut self, envelope: &EventEnvelope) {
         self.last_seq = Some(envelope.seq);
@@ -629,7 +614,7 @@ mod tests {
         assert_eq!(call.decided_by, Some(Decider::Policy));
         assert_eq!(call.status, Some(CallStatus::Rejected));
         assert_eq!(view.totals.tool_calls, 0, "a rejected call never ran");
-        assert_eq!(view.tool_of("export.1"), "run");
+        assert_eq!(call.tool, "run");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! directories) and report the change as a [`FileDiff`].
 
 use super::{ToolContext, ToolError, ToolResult};
-use crate::diff::file_diff;
+use crate::file_diff::file_diff;
 use crate::protocol::FileDiff;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -6,8 +6,8 @@
 //! instead, and [`App::replay`] is what the timeline bar shows.
 
 use super::keys::{self, Action, Context};
+use super::player::ReplayCommand;
 use super::prompt::{Edit, Input, InputPurpose, Pick, PickItem, Picker, PickerPurpose};
-use super::replay::ReplayCommand;
 use super::stage_diffs::{Range, StageDiffWorker};
 use super::state::TuiState;
 use super::takeover::{self, Program};

@@ -8,7 +8,7 @@
 //! replay and shows the next change in the diff pane otherwise (`}` does that in both). Text prompts, pickers and confirmations read their
 //! keys themselves (see `app.rs`).
 
-use super::replay::{MarkKind, ReplayCommand};
+use super::player::{MarkKind, ReplayCommand};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a key asks for.

@@ -150,10 +150,6 @@ impl LogBuf {
         self.total
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.total == 0
-    }
-
     /// Bytes used by the lines in memory plus the index of spilled ones.
     pub fn memory_bytes(&self) -> usize {
         let evicted: usize = self

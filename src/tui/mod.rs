@@ -7,31 +7,30 @@
 //!   [`transcript`] its transcript cells, [`logbuf`] its bounded, spilling log buffer.
 //! - [`app`]: focus, scrolling, overlays, and keys/mouse → commands; [`keys`] the key table,
 //!   [`prompt`] text prompts and pickers, [`takeover`] the engineer's shell or editor.
-//! - [`views`]: drawing, one file per view; [`ansi`] toolchain colours, [`diffview`] diffs.
+//! - [`views`]: drawing, one file per view; [`ansi`] toolchain colours, [`unified_diff`] diffs.
 //! - [`source`]: where events come from (live engine now, a recording for replay);
 //!   [`live`] the loop; [`terminal`] raw mode, alternate screen, panic hook, suspend/resume.
 //! - [`replay`]: `aipc replay`'s controller — position, play/pause, speed, steps and jumps over a
-//!   recorded session, feeding the same reducer as a live run; [`replay_run`] its terminal loop;
+//!   recorded session, feeding the same reducer as a live run; [`player_loop`] its terminal loop;
 //!   [`shared`] the copy-on-write list that makes its state snapshots cheap.
 //! - [`bench`]: `aipc bench tui`, the ingest and frame-time benchmark.
 
 pub mod ansi;
 pub mod app;
-pub mod bench;
-pub mod diffview;
+pub mod cells;
 pub mod keys;
 pub mod live;
 pub mod logbuf;
+pub mod player;
+pub mod player_loop;
 pub mod prompt;
-pub mod replay;
-pub mod replay_run;
 pub mod shared;
 pub mod source;
 pub mod stage_diffs;
 pub mod state;
 pub mod takeover;
 pub mod terminal;
-pub mod transcript;
+pub mod unified_diff;
 pub mod views;
 
 #[cfg(test)]

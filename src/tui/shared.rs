@@ -81,12 +81,9 @@ impl<T: Clone> SharedVec<T> {
             .and_then(|c| Arc::make_mut(c).get_mut(offset))
     }
 
+    #[cfg(test)]
     pub fn back(&self) -> Option<&T> {
         self.len.checked_sub(1).and_then(|i| self.get(i))
-    }
-
-    pub fn back_mut(&mut self) -> Option<&mut T> {
-        self.len.checked_sub(1).and_then(|i| self.get_mut(i))
     }
 
     pub fn push(&mut self, value: T) {

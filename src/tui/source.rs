@@ -1,6 +1,6 @@
 //! The seam between where events come from and the live UI loop. The loop only sees
-//! [`EventSource::poll`]: the live engine ([`LiveSource`]) or a fixed list ([`VecSource`]). A
-//! recorded session is played by [`super::replay::Replay`] instead, which feeds the same
+//! [`EventSource::poll`]: the live engine ([`LiveSource`]). A
+//! recorded session is played by [`super::player::Replay`] instead, which feeds the same
 //! reducer but also goes back (a source only goes forward).
 //!
 //! The live source forwards the engine's broadcast on a thread of its own into an unbounded
@@ -123,28 +123,6 @@ fn without_discarded(found: Vec<EventEnvelope>, next: &EventEnvelope) -> Vec<Eve
                 .any(|(from, at)| *from < e.seq && e.seq < *at)
         })
         .collect()
-}
-
-/// A fixed list of events (tests).
-pub struct VecSource {
-    items: std::collections::VecDeque<SourceItem>,
-}
-
-impl VecSource {
-    pub fn new(events: Vec<EventEnvelope>) -> Self {
-        VecSource {
-            items: events.into_iter().map(SourceItem::Event).collect(),
-        }
-    }
-}
-
-impl EventSource for VecSource {
-    fn poll(&mut self) -> Poll {
-        match self.items.pop_front() {
-            Some(item) => Poll::Item(item),
-            None => Poll::Closed,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 use crate::protocol::FileDiff;
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 /// A commit range: (from, to).
 pub type Range = (String, String);
@@ -82,11 +81,12 @@ impl StageDiffWorker {
         arrived
     }
 
-    /// Wait up to `limit` until nothing is pending (tests, and a replay's first frame).
-    pub fn settle(&mut self, limit: Duration) {
-        let until = Instant::now() + limit;
+    /// Wait up to `limit` until nothing is pending (tests).
+    #[cfg(test)]
+    pub fn settle(&mut self, limit: std::time::Duration) {
+        let until = std::time::Instant::now() + limit;
         while !self.pending.is_empty() {
-            let left = until.saturating_duration_since(Instant::now());
+            let left = until.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
                 return;
             }
@@ -118,7 +118,7 @@ mod tests {
         let range = ("a".to_string(), "b".to_string());
         assert!(worker.get_or_request(&range).is_none(), "not computed yet");
         assert!(worker.get_or_request(&range).is_none(), "asked once");
-        worker.settle(Duration::from_secs(10));
+        worker.settle(std::time::Duration::from_secs(10));
         assert_eq!(worker.get(&range), Some(&Err("a..b".to_string())));
         assert!(worker.get_or_request(&range).is_some());
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);

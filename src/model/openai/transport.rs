@@ -65,11 +65,6 @@ impl Transport {
         })
     }
 
-    /// Replace the waits between tries (their count is the number of retries).
-    pub fn set_retry_delays(&mut self, delays: Vec<Duration>) {
-        self.retry_delays = delays;
-    }
-
     /// POST `body` as JSON to `url`, retrying connection failures and 5xx answers; returns the
     /// first 2xx response (its body not yet read). `final_5xx` marks 5xx answers (status and
     /// error message) that retrying cannot fix; they come back as [`SendError::Rejected`].

@@ -18,14 +18,13 @@
 mod output;
 mod types;
 
-pub use output::names_an_error;
 pub use types::*;
 
 use crate::protocol::{BudgetKind, Event, EventEnvelope, FileDiff, Outcome, Policy};
 use crate::session::SessionView;
+use crate::tui::cells::{CallCell, CallResult, Cell, Decision, Level, Transcript};
 use crate::tui::logbuf::LogBuf;
 use crate::tui::shared::SharedVec;
-use crate::tui::transcript::{CallCell, CallResult, Cell, Decision, Level, Transcript};
 use output::CheckOutcome;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,13 +61,6 @@ pub struct TuiState {
 pub struct Snapshot {
     state: Box<TuiState>,
     log_len: u64,
-}
-
-impl Snapshot {
-    /// Log lines the state showed.
-    pub fn log_len(&self) -> u64 {
-        self.log_len
-    }
 }
 
 impl TuiState {

@@ -5,8 +5,8 @@
 use super::types::{CheckStatus, CheckView, ChecksView, Origin};
 use super::{seconds, TuiState};
 use crate::protocol::{Evidence, GateResult, OutputStream};
+use crate::tui::cells::Cell;
 use crate::tui::logbuf::{LineKind, LineMeta};
-use crate::tui::transcript::Cell;
 use std::collections::BTreeMap;
 
 /// A check's result as the engine reported it.

@@ -61,7 +61,7 @@ impl Script {
 }
 
 pub fn diff(path: &str, before: &str, after: &str) -> FileDiff {
-    crate::diff::file_diff(path, Some(before.as_bytes()), Some(after.as_bytes())).unwrap_or(
+    crate::file_diff::file_diff(path, Some(before.as_bytes()), Some(after.as_bytes())).unwrap_or(
         FileDiff {
             path: path.into(),
             unified: String::new(),

@@ -6,12 +6,12 @@
 use super::fixtures::*;
 use crate::protocol::{Event, EventEnvelope, OutputStream};
 use crate::session::Recording;
+use crate::tui::cells::Cell;
 use crate::tui::logbuf::{LogBuf, DEFAULT_MEMORY_CAP};
-use crate::tui::replay::{
+use crate::tui::player::{
     MarkKind, Replay, ReplayCommand, Speed, INSTANT_BATCH, MAX_WAIT_MS, SPEEDS,
 };
 use crate::tui::state::TuiState;
-use crate::tui::transcript::Cell;
 
 fn memory_log() -> LogBuf {
     LogBuf::new(None, DEFAULT_MEMORY_CAP)

@@ -6,7 +6,7 @@ use super::fixtures::*;
 use crate::session::Recording;
 use crate::tui::app::{App, Overlay};
 use crate::tui::logbuf::{LogBuf, DEFAULT_MEMORY_CAP};
-use crate::tui::replay::{Replay, Speed};
+use crate::tui::player::{Replay, Speed};
 use crate::tui::views::layout::Pane;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;

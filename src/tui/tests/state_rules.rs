@@ -3,8 +3,8 @@
 
 use super::fixtures::*;
 use crate::protocol::{BudgetKind, Decider, Event, Policy};
+use crate::tui::cells::Cell;
 use crate::tui::state::StageStatus;
-use crate::tui::transcript::Cell;
 use serde_json::json;
 
 fn started(batch: bool) -> Script {

@@ -3,8 +3,8 @@
 //! checkpoint it started from, computed from the session's git commits.
 
 use crate::tui::app::App;
-use crate::tui::diffview;
 use crate::tui::state::{short, TuiState};
+use crate::tui::unified_diff;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
@@ -87,7 +87,7 @@ pub fn content(state: &TuiState, app: &App) -> (DiffKey, String, Vec<Line<'stati
                         format!("{} (+{} -{})", d.path, d.added, d.removed),
                         Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
                     )];
-                    lines.extend(diffview::render(&d.unified));
+                    lines.extend(unified_diff::render(&d.unified));
                     lines.push(Line::raw(""));
                     lines
                 })
@@ -115,7 +115,7 @@ pub fn content(state: &TuiState, app: &App) -> (DiffKey, String, Vec<Line<'stati
     (
         DiffKey::Change(index),
         title,
-        diffview::render(&entry.diff.unified),
+        unified_diff::render(&entry.diff.unified),
     )
 }
 

@@ -28,6 +28,10 @@ pub fn title(state: &TuiState, app: &App) -> String {
     if state.log.evicted_lines() > 0 {
         title.push_str(&format!(" · {} spilled", count(state.log.evicted_lines())));
     }
+    // Spilling stopped (disk full, no permission): older lines are only in the session log.
+    if let Some(error) = state.log.spill_error() {
+        title.push_str(&format!(" · spill file failed ({error}): see events.jsonl"));
+    }
     title
 }
 

@@ -5,7 +5,7 @@
 
 use super::text::{clock, fit};
 use crate::tui::keys::{key_label, Action, Context};
-use crate::tui::replay::{MarkKind, ReplayCommand};
+use crate::tui::player::{MarkKind, ReplayCommand};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -5,8 +5,8 @@
 use super::text::{count, wrap};
 use crate::protocol::{BudgetKind, Policy};
 use crate::tui::ansi;
+use crate::tui::cells::{CallCell, Cell, Decision, Level};
 use crate::tui::state::{seconds, TuiState};
-use crate::tui::transcript::{CallCell, Cell, Decision, Level};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};

@@ -6,13 +6,13 @@
 //!
 //! Targets (from issue 4): ingest ≥ 200,000 lines/s, p99 frame ≤ 16 ms, log memory ≤ 64 MiB.
 
-use super::app::App;
-use super::live::{self, FRAME, INGEST_SLICE};
-use super::logbuf::{LogBuf, DEFAULT_MEMORY_CAP};
-use super::source::{EventSource, Poll, SourceItem};
-use super::state::TuiState;
-use super::views::{self, layout::Pane};
 use crate::protocol::{Event, EventEnvelope, OutputStream, Policy};
+use crate::tui::app::App;
+use crate::tui::live::{self, FRAME, INGEST_SLICE};
+use crate::tui::logbuf::{LogBuf, DEFAULT_MEMORY_CAP};
+use crate::tui::source::{EventSource, Poll, SourceItem};
+use crate::tui::state::TuiState;
+use crate::tui::views::{self, layout::Pane};
 use anyhow::Context as _;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -82,7 +82,7 @@ impl BenchReport {
             mib(TARGET_MEMORY_BYTES as f64),
             mark(self.log_memory_bytes <= TARGET_MEMORY_BYTES),
             mib(self.spilled_bytes as f64),
-            super::LOG_SPILL_FILE,
+            crate::tui::LOG_SPILL_FILE,
             self.search_to_start_ms,
         )
     }
@@ -213,7 +213,10 @@ pub fn run(config: &BenchConfig) -> anyhow::Result<BenchReport> {
 }
 
 fn run_in(config: &BenchConfig, dir: &std::path::Path) -> anyhow::Result<BenchReport> {
-    let log = LogBuf::new(Some(dir.join(super::LOG_SPILL_FILE)), DEFAULT_MEMORY_CAP);
+    let log = LogBuf::new(
+        Some(dir.join(crate::tui::LOG_SPILL_FILE)),
+        DEFAULT_MEMORY_CAP,
+    );
     let mut state = TuiState::new(log);
     let mut app = App::new(false);
     app.focus = Pane::Log;

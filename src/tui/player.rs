@@ -1,6 +1,6 @@
 //! The replay controller: plays a [`Recording`] into a [`TuiState`] — the same reducer and so
 //! the same views as a live run; the recording is just another producer of the event stream.
-//! No terminal, no clock and no engine here: the runner ([`super::replay_run`]) tells it how
+//! No terminal, no clock and no engine here: the runner ([`super::player_loop`]) tells it how
 //! much real time passed ([`Replay::tick`]) and what the engineer asked ([`ReplayCommand`]).
 //!
 //! - **Position**: how many events are applied (`0..=len`); the event shown last is the one
@@ -231,11 +231,13 @@ impl Replay {
         &self.state
     }
 
+    #[cfg(test)]
     pub fn recording(&self) -> &Recording {
         &self.recording
     }
 
     /// Events applied.
+    #[cfg(test)]
     pub fn position(&self) -> usize {
         self.pos
     }
@@ -244,14 +246,11 @@ impl Replay {
         self.recording.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.recording.is_empty()
-    }
-
     pub fn is_playing(&self) -> bool {
         self.playing
     }
 
+    #[cfg(test)]
     pub fn speed(&self) -> Speed {
         self.speed
     }

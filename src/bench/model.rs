@@ -13,7 +13,7 @@
 //! tool-call constraint (tokens/s), and the prefill ratio of a later turn with KV reuse (tokens
 //! evaluated ÷ tokens new in that turn; 1.0 is ideal) next to the same turn without reuse.
 
-use crate::agent::{call_schema, OfferedTool};
+use crate::conversation::{call_schema, OfferedTool};
 use crate::model::llama::LlamaCppBackend;
 use crate::model::{Message, ModelError, ModelOptions, ModelRequest, Role};
 use serde::Serialize;

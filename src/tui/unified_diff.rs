@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn changed_lines_get_word_highlights_and_numbers() {
-        let diff = crate::diff::file_diff(
+        let diff = crate::file_diff::file_diff(
             "export.py",
             Some(b"a\n        {\"op\": \"relu\"},\nc\n"),
             Some(b"a\n        {\"op\": \"tanh\"},\nc\nd\n"),

@@ -587,7 +587,7 @@ impl Renderer<'_> {
             let _ = writeln!(
                 self.out,
                 "{indent}{}",
-                crate::agent::clip(line, MAX_LINE_CHARS)
+                crate::conversation::clip(line, MAX_LINE_CHARS)
             );
         }
         if total > max_lines {
@@ -618,7 +618,7 @@ fn fence_for(text: &str) -> String {
 /// The first line of `text`, bounded, with a mark when more lines follow.
 fn one_line(text: &str) -> String {
     let mut lines = text.lines();
-    let first = crate::agent::clip(lines.next().unwrap_or_default(), 300);
+    let first = crate::conversation::clip(lines.next().unwrap_or_default(), 300);
     if lines.next().is_some() {
         format!("{first} …")
     } else {

@@ -7,7 +7,7 @@
 use super::app::App;
 use super::live::FRAME;
 use super::logbuf::{LogBuf, DEFAULT_MEMORY_CAP};
-use super::replay::{Replay, Speed};
+use super::player::{Replay, Speed};
 use super::terminal::Term;
 use super::views;
 use crate::session::Recording;

@@ -149,8 +149,4 @@ impl Transcript {
     pub fn dropped(&self) -> usize {
         self.dropped
     }
-
-    pub fn last_mut(&mut self) -> Option<&mut Cell> {
-        self.cells.back_mut()
-    }
 }
