@@ -206,7 +206,7 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
         Event::BudgetRaised { budget, limit } => {
             format!("  budget raised ({budget:?}): the limit is now {limit}")
         }
-        Event::Paused { reason } => format!("  paused: {reason}"),
+        Event::Paused { reason, .. } => format!("  paused: {reason}"),
         Event::Resumed => "  resumed".to_string(),
         Event::StepMode { on } => format!("  step mode {}", if *on { "on" } else { "off" }),
         Event::HintAdded { text } => format!("  hint: {text}"),

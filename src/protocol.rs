@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 ///
 /// History: 1 — the first format; 2 — adds the `session_resumed` event (`aipc resume`); 3 —
 /// every call ends with a `tool_call_finished` carrying a [`CallStatus`] (rejected and
-/// cancelled calls too), `rolled_back` names its stage, `stage_skipped` is written, and
-/// `budget_raised` records a grown global budget. Older logs read as version 3:
+/// cancelled calls too), `rolled_back` names its stage, `paused` its [`PauseCause`],
+/// `stage_skipped` is written, `budget_raised` records a grown global budget, and deciders and
+/// engineer actions are typed ([`Decider`], [`EngineerAction`]: the same words as before). Older logs read as version 3:
 /// [`Event::upgrade`] fills what they lack from what they hold.
 pub const EVENT_FORMAT_VERSION: u32 = 3;
 
@@ -81,6 +82,72 @@ impl Decider {
 }
 
 impl std::fmt::Display for Decider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// Why the engine paused.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseCause {
+    /// The engineer paused it.
+    #[default]
+    Engineer,
+    /// A budget ran out in an interactive session: the engineer decides how to go on.
+    Escalation,
+    /// The model asked the engineer a question (answered with a hint).
+    Question,
+    /// The engineer took over the worktree.
+    Takeover,
+}
+
+/// What the engineer did (`human_action`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineerAction {
+    /// Resumed after an escalation (the stage retries).
+    Retry,
+    /// Rejected a call.
+    Reject,
+    /// Edited a call's arguments, then let it run.
+    EditCall,
+    /// Answered the model's question.
+    Answer,
+    Hint,
+    TakeoverBegin,
+    /// Handed back; the event carries the diffs of what they changed.
+    TakeoverEnd,
+    RetryStage,
+    SkipStage,
+    Rollback,
+    Abort,
+    /// A word this build does not know (a log written by another version).
+    #[serde(untagged)]
+    Other(String),
+}
+
+impl EngineerAction {
+    /// The word in the log, e.g. `takeover_end`.
+    pub fn word(&self) -> &str {
+        match self {
+            EngineerAction::Retry => "retry",
+            EngineerAction::Reject => "reject",
+            EngineerAction::EditCall => "edit_call",
+            EngineerAction::Answer => "answer",
+            EngineerAction::Hint => "hint",
+            EngineerAction::TakeoverBegin => "takeover_begin",
+            EngineerAction::TakeoverEnd => "takeover_end",
+            EngineerAction::RetryStage => "retry_stage",
+            EngineerAction::SkipStage => "skip_stage",
+            EngineerAction::Rollback => "rollback",
+            EngineerAction::Abort => "abort",
+            EngineerAction::Other(word) => word,
+        }
+    }
+}
+
+impl std::fmt::Display for EngineerAction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.word())
     }
@@ -396,6 +463,9 @@ pub enum Event {
     },
     Paused {
         reason: String,
+        /// Why (a version-2 log has none: read from `reason`).
+        #[serde(default)]
+        cause: PauseCause,
     },
     Resumed,
     StepMode {
@@ -405,7 +475,7 @@ pub enum Event {
         text: String,
     },
     HumanAction {
-        action: String,
+        action: EngineerAction,
         detail: String,
         diffs: Vec<FileDiff>,
     },
@@ -510,6 +580,16 @@ impl Event {
             Event::ToolCallFinished { ok, status, .. } if !*ok && *status == CallStatus::Ok => {
                 *status = CallStatus::Failed;
             }
+            // A version-2 event has the reason only, and `cause` defaults to the engineer.
+            Event::Paused { reason, cause } if *cause == PauseCause::Engineer => {
+                if reason.starts_with("the model asks") {
+                    *cause = PauseCause::Question;
+                } else if reason.contains("needs you") {
+                    *cause = PauseCause::Escalation;
+                } else if reason.starts_with("taken over") {
+                    *cause = PauseCause::Takeover;
+                }
+            }
             Event::RolledBack { stage, to_tag, .. } if stage.is_empty() => {
                 *stage = to_tag.rsplit('/').next().unwrap_or_default().to_string();
             }
@@ -583,5 +663,62 @@ mod tests {
             panic!("not session_started: {envelope:?}");
         };
         assert_eq!((context_size, token_budget, wall_time_s), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_version_2_log_reads_with_typed_facts() {
+        let lines = [
+            r#"{"seq":1,"ts_ms":1,"type":"tool_call_finished","call_id":"c","ok":false,"observation":"","exit_code":1,"duration_ms":3}"#,
+            r#"{"seq":2,"ts_ms":2,"type":"rolled_back","to_tag":"aipc/s/export","commit":"c","previous_head":"p"}"#,
+            r#"{"seq":3,"ts_ms":3,"type":"tool_call_approved","call_id":"c","by":"human"}"#,
+            r#"{"seq":4,"ts_ms":4,"type":"human_action","action":"takeover_end","detail":"","diffs":[]}"#,
+            r#"{"seq":5,"ts_ms":5,"type":"human_action","action":"wave","detail":"","diffs":[]}"#,
+            r#"{"seq":6,"ts_ms":6,"type":"paused","reason":"the model asks: which? (answer with a hint)"}"#,
+        ];
+        let events: Vec<Event> = lines
+            .iter()
+            .map(|l| {
+                crate::session::reader::parse_line(l.as_bytes())
+                    .unwrap()
+                    .event
+            })
+            .collect();
+        assert!(matches!(
+            &events[0],
+            Event::ToolCallFinished {
+                status: CallStatus::Failed,
+                ..
+            }
+        ));
+        assert!(matches!(&events[1], Event::RolledBack { stage, .. } if stage == "export"));
+        assert!(matches!(
+            &events[2],
+            Event::ToolCallApproved {
+                by: Decider::Human,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &events[3],
+            Event::HumanAction {
+                action: EngineerAction::TakeoverEnd,
+                ..
+            }
+        ));
+        let Event::HumanAction { action, .. } = &events[4] else {
+            panic!("not a human action: {:?}", events[4]);
+        };
+        assert_eq!(action, &EngineerAction::Other("wave".into()));
+        assert!(matches!(
+            &events[5],
+            Event::Paused {
+                cause: PauseCause::Question,
+                ..
+            }
+        ));
+        assert_eq!(
+            serde_json::to_value(action).unwrap(),
+            serde_json::json!("wave")
+        );
     }
 }

@@ -4,7 +4,9 @@
 mod common;
 
 use aipc::engine::exit;
-use aipc::protocol::{BudgetKind, CallStatus, Command, Decider, Event, Outcome, Policy};
+use aipc::protocol::{
+    BudgetKind, CallStatus, Command, Decider, EngineerAction, Event, Outcome, PauseCause, Policy,
+};
 use common::calls::*;
 use common::*;
 use std::time::{Duration, Instant};
@@ -445,7 +447,10 @@ async fn interactive_escalation_pauses_and_retry_continues() {
         project.path(),
         &script(&[EXPORT, FINISH, FINISH, RELU_TO_TANH, FINISH]),
         |event| match event {
-            Event::Paused { reason } if reason.contains("needs you") => vec![Command::RetryStage {
+            Event::Paused {
+                cause: PauseCause::Escalation,
+                ..
+            } => vec![Command::RetryStage {
                 extra_attempts: Some(1),
             }],
             _ => vec![],
@@ -516,7 +521,10 @@ async fn takeover_records_the_engineers_diff_and_shows_it_to_the_model() {
                 *pending.lock().unwrap() = Some(call_id.clone());
                 vec![Command::TakeoverBegin]
             }
-            Event::Paused { reason } if reason.contains("taken over") => {
+            Event::Paused {
+                cause: PauseCause::Takeover,
+                ..
+            } => {
                 // The engineer fixes the exporter by hand, then hands back and lets the call run.
                 let dir = seen.lock().unwrap().clone().unwrap();
                 let path = std::path::Path::new(&dir).join("export.py");
@@ -530,7 +538,10 @@ async fn takeover_records_the_engineers_diff_and_shows_it_to_the_model() {
                     note: Some("fixed the activation".into()),
                 }]
             }
-            Event::HumanAction { action, .. } if action == "takeover_end" => {
+            Event::HumanAction {
+                action: EngineerAction::TakeoverEnd,
+                ..
+            } => {
                 vec![Command::Approve {
                     call_id: pending.lock().unwrap().clone().unwrap(),
                 }]
@@ -540,10 +551,15 @@ async fn takeover_records_the_engineers_diff_and_shows_it_to_the_model() {
     )
     .await;
     assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
-    let handback = find(
-        &events,
-        |e| matches!(e, Event::HumanAction { action, .. } if action == "takeover_end"),
-    );
+    let handback = find(&events, |e| {
+        matches!(
+            e,
+            Event::HumanAction {
+                action: EngineerAction::TakeoverEnd,
+                ..
+            }
+        )
+    });
     let Event::HumanAction { diffs, detail, .. } = handback[0] else {
         unreachable!()
     };
@@ -578,7 +594,10 @@ async fn rollback_restores_files_and_redoes_the_stages_after_the_checkpoint() {
         // validate again from the export checkpoint (relu restored): the right edit.
         &script(&[EXPORT, FINISH, TO_SIGMOID, FINISH, RELU_TO_TANH, FINISH]),
         move |event| match event {
-            Event::Paused { reason } if reason.contains("needs you") && !rolled_back => {
+            Event::Paused {
+                cause: PauseCause::Escalation,
+                ..
+            } if !rolled_back => {
                 rolled_back = true;
                 vec![Command::RollbackTo {
                     tag: "export".into(),
@@ -637,13 +656,19 @@ async fn a_retry_after_the_token_budget_ran_out_raises_it_by_an_event() {
     let mut retried = false;
     let (outcome, events) =
         interactive_run(project.path(), &demo_script(), move |event| match event {
-            Event::Paused { reason } if reason.contains("needs you") && !retried => {
+            Event::Paused {
+                cause: PauseCause::Escalation,
+                ..
+            } if !retried => {
                 retried = true;
                 vec![Command::RetryStage {
                     extra_attempts: Some(1),
                 }]
             }
-            Event::Paused { reason } if reason.contains("needs you") => vec![Command::Abort],
+            Event::Paused {
+                cause: PauseCause::Escalation,
+                ..
+            } => vec![Command::Abort],
             _ => vec![],
         })
         .await;

@@ -137,10 +137,11 @@ fn many_events() -> Vec<Event> {
         },
         Event::Paused {
             reason: "human".into(),
+            cause: PauseCause::Escalation,
         },
         Event::Resumed,
         Event::HumanAction {
-            action: "takeover".into(),
+            action: EngineerAction::Other("takeover".into()),
             detail: "".into(),
             diffs: vec![diff],
         },

@@ -9,7 +9,7 @@
 
 mod common;
 
-use aipc::protocol::{Decider, Event, EventEnvelope};
+use aipc::protocol::{Decider, EngineerAction, Event, EventEnvelope};
 use common::tmux::{quote, tmux_available, Tmux, STEP_TIMEOUT};
 use common::*;
 use std::path::{Path, PathBuf};
@@ -119,7 +119,7 @@ fn step_approve_reject_take_over_and_hand_back_in_the_tui() {
                 action,
                 detail,
                 diffs,
-            } => Some((action.as_str(), detail.as_str(), diffs.len())),
+            } => Some((action.word(), detail.as_str(), diffs.len())),
             _ => None,
         })
         .collect();
@@ -140,7 +140,7 @@ fn step_approve_reject_take_over_and_hand_back_in_the_tui() {
                 action,
                 detail,
                 diffs,
-            } if action == "takeover_end" => Some((detail.clone(), diffs.clone())),
+            } if *action == EngineerAction::TakeoverEnd => Some((detail.clone(), diffs.clone())),
             _ => None,
         })
         .expect("a takeover_end action");

@@ -13,7 +13,7 @@ use super::tool::{Classify, Tool, ToolRun};
 use super::{Engine, Stop};
 use crate::contract::StageSpec;
 use crate::conversation::ToolCall;
-use crate::protocol::{BudgetKind, CallStatus, Decider, Event, Policy};
+use crate::protocol::{BudgetKind, CallStatus, Decider, Event, PauseCause, Policy};
 use crate::tools::{ToolContext, ToolControl};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -303,6 +303,7 @@ impl Engine {
                 }
                 self.bus.emit(Event::Paused {
                     reason: format!("the model asks: {question} (answer with a hint)"),
+                    cause: PauseCause::Question,
                 });
                 let answer = self.await_answer().await?;
                 self.bus.emit(Event::Resumed);

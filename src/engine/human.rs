@@ -4,7 +4,7 @@
 
 use super::control::Interrupt;
 use super::{Engine, Stop};
-use crate::protocol::{BudgetKind, Command, Decider, Event};
+use crate::protocol::{BudgetKind, Command, Decider, EngineerAction, Event, PauseCause};
 
 /// The engineer's verdict on a call that waited for approval.
 pub(super) enum Decision {
@@ -35,7 +35,7 @@ impl Engine {
                     call_id: id,
                     reason,
                 } if id == call_id => {
-                    self.human("reject", &format!("{id}: {reason}"));
+                    self.human(EngineerAction::Reject, &format!("{id}: {reason}"));
                     self.bus.emit(Event::ToolCallRejected {
                         call_id: id,
                         reason: reason.clone(),
@@ -44,7 +44,7 @@ impl Engine {
                     return Ok(Decision::Reject(reason));
                 }
                 Command::EditCall { call_id: id, args } if id == call_id => {
-                    self.human("edit_call", &id);
+                    self.human(EngineerAction::EditCall, &id);
                     self.bus.emit(Event::ToolCallEdited {
                         call_id: id.clone(),
                         args: args.clone(),
@@ -72,7 +72,7 @@ impl Engine {
                     })
                 }
                 Some(Command::Hint { text }) => {
-                    self.human("answer", &text);
+                    self.human(EngineerAction::Answer, &text);
                     return Ok(text);
                 }
                 Some(other) => self.apply_command(other).await?,
@@ -105,6 +105,7 @@ impl Engine {
                     self.control.paused = true;
                     self.bus.emit(Event::Paused {
                         reason: "paused by the engineer".to_string(),
+                        cause: PauseCause::Engineer,
                     });
                 }
             }
@@ -127,19 +128,19 @@ impl Engine {
             | Command::EditCall { .. }
             | Command::TakeoverEnd { .. } => {}
             Command::RetryStage { extra_attempts } => {
-                self.human("retry_stage", "");
+                self.human(EngineerAction::RetryStage, "");
                 return Err(Interrupt::RetryStage { extra_attempts }.into());
             }
             Command::SkipStage => {
-                self.human("skip_stage", "");
+                self.human(EngineerAction::SkipStage, "");
                 return Err(Interrupt::SkipStage.into());
             }
             Command::RollbackTo { tag } => {
-                self.human("rollback", &tag);
+                self.human(EngineerAction::Rollback, &tag);
                 return Err(Interrupt::RollbackTo { tag }.into());
             }
             Command::Abort => {
-                self.human("abort", "");
+                self.human(EngineerAction::Abort, "");
                 return Err(Interrupt::Abort.into());
             }
         }
@@ -148,7 +149,7 @@ impl Engine {
 
     /// A note from the engineer for the model's next turn.
     pub(super) fn add_hint(&mut self, text: String) -> Result<(), Stop> {
-        self.human("hint", &text);
+        self.human(EngineerAction::Hint, &text);
         self.bus.emit(Event::HintAdded { text: text.clone() });
         let note = self
             .setup
@@ -163,11 +164,12 @@ impl Engine {
     /// recorded with its diff, and shown to the model.
     pub(super) async fn takeover(&mut self) -> Result<(), Stop> {
         self.human(
-            "takeover_begin",
+            EngineerAction::TakeoverBegin,
             &self.repo.worktree().display().to_string(),
         );
         self.bus.emit(Event::Paused {
             reason: "taken over by the engineer".to_string(),
+            cause: PauseCause::Takeover,
         });
         let note = loop {
             match self.control.next().await {
@@ -195,7 +197,7 @@ impl Engine {
             return Err(Stop::Engine(format!("git commit after takeover: {e}")));
         }
         self.bus.emit(Event::HumanAction {
-            action: "takeover_end".to_string(),
+            action: EngineerAction::TakeoverEnd,
             detail: note.clone().unwrap_or_default(),
             diffs: diffs.clone(),
         });
@@ -212,9 +214,9 @@ impl Engine {
         Ok(())
     }
 
-    pub(super) fn human(&self, action: &str, detail: &str) {
+    pub(super) fn human(&self, action: EngineerAction, detail: &str) {
         self.bus.emit(Event::HumanAction {
-            action: action.to_string(),
+            action,
             detail: detail.to_string(),
             diffs: Vec::new(),
         });

@@ -9,7 +9,9 @@ use super::checks::{self, CheckRunner};
 use super::control::Interrupt;
 use super::{attempt::AttemptEnd, exit, Engine, Stop};
 use crate::contract::StageSpec;
-use crate::protocol::{BudgetKind, Command, Decider, Event, Evidence, Outcome};
+use crate::protocol::{
+    BudgetKind, Command, Decider, EngineerAction, Event, Evidence, Outcome, PauseCause,
+};
 use std::time::Instant;
 
 /// How a stage ended, for the stage loop.
@@ -425,6 +427,7 @@ impl Engine {
                 "stage {} needs you: {detail} (retry, take over, roll back, skip or abort)",
                 stage.name
             ),
+            cause: PauseCause::Escalation,
         });
         loop {
             let Some(command) = self.control.next().await else {
@@ -437,7 +440,7 @@ impl Engine {
             };
             match command {
                 Command::Resume => {
-                    self.human("retry", "resume after escalation");
+                    self.human(EngineerAction::Retry, "resume after escalation");
                     self.bus.emit(Event::Resumed);
                     self.raise_budget(budget);
                     return Ok(stage.attempts);

@@ -425,7 +425,7 @@ impl Renderer<'_> {
                     one_line(detail)
                 );
             }
-            Event::Paused { reason } => {
+            Event::Paused { reason, .. } => {
                 let _ = writeln!(self.out, "- `[{seq}]` paused: {}", one_line(reason));
             }
             Event::Resumed => {

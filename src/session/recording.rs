@@ -276,7 +276,9 @@ fn build_index(events: &[EventEnvelope]) -> RecordingIndex {
             Event::EngineError { message } => index
                 .failures
                 .push(mark(format!("error: {}", first_line(message)))),
-            Event::HumanAction { action, .. } => index.human_actions.push(mark(action.clone())),
+            Event::HumanAction { action, .. } => {
+                index.human_actions.push(mark(action.word().to_string()))
+            }
             Event::HintAdded { .. } => index.human_actions.push(mark("hint".to_string())),
             Event::SessionResumed { from_stage, .. } => {
                 index.resumes.push(mark(format!("resumed at {from_stage}")))
@@ -336,7 +338,13 @@ mod tests {
                 },
             ),
             env(2, stage("b")),
-            env(3, Event::Paused { reason: "x".into() }),
+            env(
+                3,
+                Event::Paused {
+                    reason: "x".into(),
+                    cause: crate::protocol::PauseCause::Engineer,
+                },
+            ),
             env(4, resumed(1)),
             env(5, stage("b")),
             env(6, Event::Resumed),

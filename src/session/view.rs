@@ -9,7 +9,8 @@
 //! The fold is pure: the same events give the same view, live or replayed.
 
 use crate::protocol::{
-    BudgetKind, CallStatus, Decider, Event, EventEnvelope, Evidence, GateResult, Outcome,
+    BudgetKind, CallStatus, Decider, EngineerAction, Event, EventEnvelope, Evidence, GateResult,
+    Outcome, PauseCause,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -206,8 +207,8 @@ pub struct SessionView {
     pub artifacts: Vec<ArtifactSummary>,
     pub escalations: Vec<Escalation>,
     pub errors: Vec<String>,
-    /// Why the session is paused, while it is.
-    pub paused: Option<String>,
+    /// Why the session is paused, while it is: the cause and the engine's words.
+    pub paused: Option<(PauseCause, String)>,
     pub step_mode: bool,
     pub taken_over: bool,
     pub ended: Option<Ending>,
@@ -492,21 +493,28 @@ impl SessionView {
                 | BudgetKind::NoProgress
                 | BudgetKind::HumanNeeded => {}
             },
-            Event::Paused { reason } => self.paused = Some(reason.clone()),
+            Event::Paused { reason, cause } => self.paused = Some((*cause, reason.clone())),
             Event::Resumed => self.paused = None,
             Event::StepMode { on } => self.step_mode = *on,
             Event::HintAdded { .. } => {}
-            Event::HumanAction { action, .. } => {
-                match action.as_str() {
-                    "takeover_begin" => self.taken_over = true,
-                    "takeover_end" => self.taken_over = false,
-                    _ => {}
-                }
-                // A takeover counts once, at its beginning.
-                if action != "takeover_end" {
+            Event::HumanAction { action, .. } => match action {
+                EngineerAction::TakeoverBegin => {
+                    self.taken_over = true;
                     self.totals.human_interventions += 1;
                 }
-            }
+                // A takeover counts once, at its beginning.
+                EngineerAction::TakeoverEnd => self.taken_over = false,
+                EngineerAction::Retry
+                | EngineerAction::Reject
+                | EngineerAction::EditCall
+                | EngineerAction::Answer
+                | EngineerAction::Hint
+                | EngineerAction::RetryStage
+                | EngineerAction::SkipStage
+                | EngineerAction::Rollback
+                | EngineerAction::Abort
+                | EngineerAction::Other(_) => self.totals.human_interventions += 1,
+            },
             Event::RolledBack { stage: name, .. } => {
                 // Stages after the checkpoint are to be done again.
                 if let Some(i) = self.stages.iter().position(|s| &s.name == name) {

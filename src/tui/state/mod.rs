@@ -20,7 +20,9 @@ mod types;
 
 pub use types::*;
 
-use crate::protocol::{BudgetKind, Event, EventEnvelope, FileDiff, Outcome, Policy};
+use crate::protocol::{
+    BudgetKind, EngineerAction, Event, EventEnvelope, FileDiff, Outcome, Policy,
+};
 use crate::session::SessionView;
 use crate::tui::cells::{CallCell, CallResult, Cell, Decision, Level, Transcript};
 use crate::tui::logbuf::LogBuf;
@@ -526,7 +528,7 @@ impl TuiState {
                     detail: detail.clone(),
                 });
             }
-            Event::Paused { reason } => {
+            Event::Paused { reason, .. } => {
                 self.transcript.push(Cell::Note {
                     level: Level::Warning,
                     text: format!("paused: {reason}"),
@@ -660,9 +662,12 @@ impl TuiState {
         }
     }
 
-    fn human_action(&mut self, action: &str, detail: &str, diffs: &[FileDiff]) {
+    fn human_action(&mut self, action: &EngineerAction, detail: &str, diffs: &[FileDiff]) {
         // Shown elsewhere: hints as hint cells, verdicts on the call itself.
-        if matches!(action, "hint" | "reject" | "edit_call") {
+        if matches!(
+            action,
+            EngineerAction::Hint | EngineerAction::Reject | EngineerAction::EditCall
+        ) {
             return;
         }
         self.transcript.push(Cell::Human {

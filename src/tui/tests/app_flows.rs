@@ -109,6 +109,7 @@ fn pause_step_and_hint() {
     );
     s.push(Event::Paused {
         reason: "paused by the engineer".into(),
+        cause: crate::protocol::PauseCause::Engineer,
     });
     s.push(Event::StepMode { on: true });
     let state = s.state();
@@ -136,7 +137,7 @@ fn takeover_waits_for_the_engine_then_hands_back_with_a_note() {
         "the engine has not stopped yet"
     );
     s.push(Event::HumanAction {
-        action: "takeover_begin".into(),
+        action: crate::protocol::EngineerAction::TakeoverBegin,
         detail: "/wt".into(),
         diffs: vec![],
     });

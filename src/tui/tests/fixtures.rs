@@ -412,6 +412,7 @@ pub fn escalate(s: &mut Script) {
     });
     s.push(Event::Paused {
         reason: "stage validate needs you: the same failure twice in a row (retry, take over, roll back, skip or abort)".into(),
+        cause: crate::protocol::PauseCause::Escalation,
     });
 }
 

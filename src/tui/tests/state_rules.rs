@@ -110,13 +110,13 @@ fn escalation_lasts_until_the_stage_moves_and_the_budget_is_what_the_engine_rais
     assert_eq!(state.stages[2].status, StageStatus::Escalated);
     // A takeover inside the escalation resumes, but the escalation stands.
     s.push(Event::HumanAction {
-        action: "takeover_begin".into(),
+        action: crate::protocol::EngineerAction::TakeoverBegin,
         detail: String::new(),
         diffs: vec![],
     });
     assert!(s.state().view.taken_over);
     s.push(Event::HumanAction {
-        action: "takeover_end".into(),
+        action: crate::protocol::EngineerAction::TakeoverEnd,
         detail: String::new(),
         diffs: vec![],
     });

@@ -114,6 +114,7 @@ fn paused_by_the_engineer() {
     let mut s = running();
     s.push(Event::Paused {
         reason: "paused by the engineer".into(),
+        cause: crate::protocol::PauseCause::Engineer,
     });
     let state = s.state();
     let mut app = App::new(false);

@@ -4,7 +4,7 @@
 //! Segments drop from the right when the terminal is narrow.
 
 use super::text::{clock, count, fit};
-use crate::protocol::Outcome;
+use crate::protocol::{Outcome, PauseCause};
 use crate::tui::app::App;
 use crate::tui::keys::{key_label, Action, Context};
 use crate::tui::state::TuiState;
@@ -65,12 +65,7 @@ fn hints(state: &TuiState, app: &App) -> String {
         parts.push(hint(Action::Retry, Context::Escalation, "retry"));
         parts.push(hint(Action::Takeover, Context::Escalation, "take over"));
         parts.push(hint(Action::Skip, Context::Escalation, "skip"));
-    } else if state
-        .view
-        .paused
-        .as_deref()
-        .is_some_and(|reason| reason.starts_with("the model asks"))
-    {
+    } else if matches!(state.view.paused, Some((PauseCause::Question, _))) {
         parts.push(hint(Action::Hint, Context::Global, "answer the model"));
         parts.push(hint(Action::Takeover, Context::Global, "take over"));
     } else {
