@@ -214,9 +214,23 @@ pub struct SessionView {
     pub ended: Option<Ending>,
     pub last_seq: Option<u64>,
     pub last_ts_ms: u64,
+    /// Leave `calls` and `checks` empty (see [`SessionView::without_id_index`]).
+    skip_id_index: bool,
 }
 
 impl SessionView {
+    /// A view that does not index calls and checks by id: `calls` and `checks` stay empty and
+    /// the stages' checks have no names. For a consumer that keeps its own per-call state and
+    /// clones its state often — the TUI snapshots it for seeking a replay, and cloning the
+    /// index at every snapshot and restore made opening and seeking a 100,000-event replay
+    /// about 8× slower.
+    pub fn without_id_index() -> SessionView {
+        SessionView {
+            skip_id_index: true,
+            ..SessionView::default()
+        }
+    }
+
     /// The view of `events`, in order.
     pub fn of<'a>(events: impl IntoIterator<Item = &'a EventEnvelope>) -> SessionView {
         let mut view = SessionView::default();
@@ -314,6 +328,9 @@ impl SessionView {
                 policy,
                 ..
             } => {
+                if self.skip_id_index {
+                    return;
+                }
                 self.calls.insert(
                     call_id.clone(),
                     CallSummary {
@@ -379,6 +396,9 @@ impl SessionView {
                 name,
                 command,
             } => {
+                if self.skip_id_index {
+                    return;
+                }
                 self.checks.insert(
                     check_id.clone(),
                     CheckRef {
@@ -660,5 +680,38 @@ mod tests {
         assert_eq!(view.limits.wall_time_s, 60);
         assert_eq!(view.stages[1].status, StageStatus::Pending);
         assert_eq!(view.last_seq, Some(3));
+    }
+
+    #[test]
+    fn without_the_id_index_the_facts_are_the_same() {
+        let events = [
+            env(0, started(&["export"])),
+            env(
+                1,
+                Event::ToolCallProposed {
+                    call_id: "export.1".into(),
+                    tool: "run".into(),
+                    args: serde_json::json!({}),
+                    thought: None,
+                    policy: Policy::Allow,
+                },
+            ),
+            env(
+                2,
+                Event::ToolCallStarted {
+                    call_id: "export.1".into(),
+                    tool: "run".into(),
+                },
+            ),
+        ];
+        let mut light = SessionView::without_id_index();
+        for e in &events {
+            light.apply(e);
+        }
+        let full = SessionView::of(&events);
+        assert!(light.calls.is_empty());
+        assert_eq!(full.calls.len(), 1);
+        assert_eq!(light.totals, full.totals);
+        assert_eq!(light.last_seq, full.last_seq);
     }
 }

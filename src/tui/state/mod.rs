@@ -84,7 +84,7 @@ impl TuiState {
             approval: None,
             model: ModelStats::default(),
             finished: None,
-            view: SessionView::default(),
+            view: SessionView::without_id_index(),
             last_seq: None,
             last_ts: 0,
             missed: 0,
