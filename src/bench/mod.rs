@@ -1,8 +1,9 @@
 //! The benchmarks, in one place: [`model`] (the in-process model against the same-version
 //! llama-bench), [`tui`] (the TUI's frame and ingest cost), [`deploy`] (DeployBench: deployment
-//! tasks, arms and trials). The replay benchmark is `aipc bench replay`
-//! ([`crate::tui::player::bench_seeks`] over a session from [`crate::session::synth`]).
+//! tasks, arms and trials), [`replay`] (`aipc bench replay`: the replay controller over a
+//! synthetic session from [`crate::session::synth`]).
 
 pub mod deploy;
 pub mod model;
+pub mod replay;
 pub mod tui;

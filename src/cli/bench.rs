@@ -3,11 +3,11 @@
 //! recorded session, and the TUI under a flood of log lines.
 
 use super::output::print_json_or_text;
+use crate::bench::replay::bench_seeks;
 use crate::engine::exit;
 use crate::model::store;
 use crate::session::synth::bench_replay;
 use crate::session::{self, Recording};
-use crate::tui::player::bench_seeks;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

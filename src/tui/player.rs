@@ -22,9 +22,7 @@ use super::logbuf::LogBuf;
 use super::state::{Snapshot, TuiState};
 use super::views::timeline::{Timeline, TimelineMark};
 use crate::session::{Mark, Recording, RecordingIndex};
-use serde::Serialize;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The speeds `+` and `-` step through (then instant).
 pub const SPEEDS: [f64; 9] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
@@ -538,95 +536,4 @@ fn bar_marks(index: &RecordingIndex) -> Vec<TimelineMark> {
         .collect();
     marks.sort_by_key(|m| (m.pos, m.failure));
     marks
-}
-
-/// The figures of seeking through the controller (`aipc bench replay`).
-#[derive(Debug, Clone, Serialize)]
-pub struct SeekBench {
-    /// Building the controller: apply every event once, taking the snapshots.
-    pub open_ms: f64,
-    pub snapshots: usize,
-    pub snapshot_interval: usize,
-    pub seeks: usize,
-    /// Seek to a random position (forwards or backwards), the state rebuilt.
-    pub seek_avg_ms: f64,
-    pub seek_max_ms: f64,
-    /// One step back from a random position (the slowest direction).
-    pub step_back_avg_ms: f64,
-    pub step_back_max_ms: f64,
-}
-
-/// Build a controller over `recording` and time `seeks` random seeks and steps back.
-pub fn bench_seeks(recording: Recording, seeks: usize) -> SeekBench {
-    let started = Instant::now();
-    let mut replay = Replay::new(
-        recording,
-        LogBuf::new(None, super::logbuf::DEFAULT_MEMORY_CAP),
-        Speed::NORMAL,
-        true,
-    );
-    let open_ms = ms(started);
-    let len = replay.len();
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        // xorshift64: the same targets every run, so runs compare.
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        (rng % (len as u64 + 1)) as usize
-    };
-    let (mut seek_total, mut seek_max) = (0.0f64, 0.0f64);
-    let (mut back_total, mut back_max) = (0.0f64, 0.0f64);
-    for _ in 0..seeks {
-        let target = next();
-        let started = Instant::now();
-        replay.seek(target);
-        let took = ms(started);
-        seek_total += took;
-        seek_max = seek_max.max(took);
-        let started = Instant::now();
-        replay.command(ReplayCommand::StepBack);
-        let took = ms(started);
-        back_total += took;
-        back_max = back_max.max(took);
-    }
-    let avg = |total: f64| if seeks > 0 { total / seeks as f64 } else { 0.0 };
-    SeekBench {
-        open_ms,
-        snapshots: replay.snapshot_count(),
-        snapshot_interval: replay.snapshot_interval(),
-        seeks,
-        seek_avg_ms: avg(seek_total),
-        seek_max_ms: seek_max,
-        step_back_avg_ms: avg(back_total),
-        step_back_max_ms: back_max,
-    }
-}
-
-impl SeekBench {
-    pub fn to_text(&self) -> String {
-        let verdict = |ok: bool| if ok { "ok" } else { "OVER TARGET" };
-        let target = crate::session::synth::TARGET_SEEK_MS;
-        format!(
-            "replay controller: open (apply all, {} snapshots every {} events): {:.1} ms\n\
-             controller seek ({} random, state rebuilt): avg {:.2} ms, max {:.2} ms   target <= {:.0} ms: {}\n\
-             controller step back:                       avg {:.2} ms, max {:.2} ms   target <= {:.0} ms: {}\n",
-            self.snapshots,
-            self.snapshot_interval,
-            self.open_ms,
-            self.seeks,
-            self.seek_avg_ms,
-            self.seek_max_ms,
-            target,
-            verdict(self.seek_max_ms <= target),
-            self.step_back_avg_ms,
-            self.step_back_max_ms,
-            target,
-            verdict(self.step_back_max_ms <= target),
-        )
-    }
-}
-
-fn ms(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1000.0
 }
