@@ -50,8 +50,9 @@ pub struct TuiState {
     pub approval: Option<Approval>,
     pub model: ModelStats,
     pub finished: Option<Finished>,
-    /// The session's facts as the one fold over its events has them: budgets as raised,
-    /// tokens used, pause, step mode, takeover, errors ([`SessionView`]).
+    /// The session-wide facts as the one fold over its events has them: budgets as raised,
+    /// tokens used, pause and its cause, step mode, takeover, errors ([`SessionView`], facts
+    /// only: the TUI keeps its own stages and call cells).
     pub view: SessionView,
     pub last_seq: Option<u64>,
     pub last_ts: u64,
@@ -84,7 +85,7 @@ impl TuiState {
             approval: None,
             model: ModelStats::default(),
             finished: None,
-            view: SessionView::without_id_index(),
+            view: SessionView::facts_only(),
             last_seq: None,
             last_ts: 0,
             missed: 0,
