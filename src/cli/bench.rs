@@ -233,20 +233,10 @@ fn tui_bench(lines: u64, width: u16, height: u16, json: bool) -> i32 {
         height: height.max(5),
     };
     match crate::bench::tui::run(&config) {
-        Ok(report) if json => match serde_json::to_string(&report) {
-            Ok(text) => {
-                println!("{text}");
-                0
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                exit::ENVIRONMENT
-            }
+        Ok(report) => match print_json_or_text(&report, json, |r| r.to_text()) {
+            Ok(()) => 0,
+            Err(code) => code,
         },
-        Ok(report) => {
-            print!("{}", report.to_text());
-            0
-        }
         Err(e) => {
             eprintln!("error: {e:#}");
             exit::ENVIRONMENT
