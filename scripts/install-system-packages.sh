@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages aipc needs and that are missing: cmake, clang and libclang-dev
 # (llama-cpp-sys-2 compiles llama.cpp and runs bindgen), g++ and make, git, python3 with pip and
-# venv (the toolchains and `aipc model fetch`), and tmux (only with --tests: the end-to-end
-# terminal tests). Nothing happens when all are present. Needs root for apt-get; otherwise it
+# venv (the toolchains and `aipc model fetch`), bubblewrap (the sandbox every session command
+# runs in), and tmux (only with --tests: the end-to-end terminal tests). Nothing happens when all are present. Needs root for apt-get; otherwise it
 # prints the command to run and exits 1.
 #
 # Usage: scripts/install-system-packages.sh [--tests]
@@ -18,6 +18,7 @@ command -v git >/dev/null || need+=(git)
 command -v python3 >/dev/null || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
+command -v bwrap >/dev/null || need+=(bubblewrap)
 if [ "${1:-}" = "--tests" ]; then
     command -v tmux >/dev/null || need+=(tmux)
 fi

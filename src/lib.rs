@@ -66,6 +66,7 @@ pub mod protocol;
 pub(crate) mod report;
 pub(crate) mod rerun;
 pub mod resume;
+pub mod sandbox;
 pub mod session;
 pub(crate) mod setup;
 pub mod skills;

@@ -73,6 +73,21 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             "aipc session {session_id}: target {target}, model {model}, stages {}\n  worktree {worktree}",
             stages.join(" → ")
         ),
+        Event::SessionPolicy {
+            sandbox,
+            sandbox_chosen_by,
+            sandbox_detail,
+            approve_all,
+            ..
+        } => format!(
+            "  sandbox {}({sandbox_chosen_by}): {sandbox_detail}\n  `ask` calls: {}",
+            if sandbox == "off" { "OFF " } else { "" },
+            if *approve_all {
+                "approved without an engineer (--approve-all)"
+            } else {
+                "denied without an engineer (batch)"
+            }
+        ),
         Event::StageStarted { stage, index, .. } => format!("[{}] stage {stage}", index + 1),
         Event::AttemptStarted {
             stage,

@@ -300,6 +300,27 @@ pub enum Event {
         #[serde(default)]
         wall_time_s: u64,
     },
+    /// What guards the session's commands and checks, recorded when a session starts or
+    /// resumes: the sandbox (mode, who chose it, what it allows), whether `ask` calls are
+    /// approved without an engineer (`--approve-all`), and the hashes of the toolbox files the
+    /// checks are judged by.
+    SessionPolicy {
+        /// `strict`, `workspace-write` or `off`.
+        sandbox: String,
+        /// `flag` (the command line), `contract` or `default`.
+        sandbox_chosen_by: String,
+        /// One line: what is writable, the network, the limits.
+        sandbox_detail: String,
+        /// The sandbox program and version (empty when off).
+        #[serde(default)]
+        sandbox_version: String,
+        /// Batch runs approve `ask` calls (else they are denied).
+        approve_all: bool,
+        /// The sealed toolbox folder, its one-line digest and every file's sha256.
+        toolbox: String,
+        toolbox_digest: String,
+        toolbox_files: BTreeMap<String, String>,
+    },
     StageStarted {
         stage: String,
         index: usize,
@@ -530,6 +551,7 @@ impl Event {
     pub fn kind(&self) -> &'static str {
         match self {
             Event::SessionStarted { .. } => "session_started",
+            Event::SessionPolicy { .. } => "session_policy",
             Event::StageStarted { .. } => "stage_started",
             Event::AttemptStarted { .. } => "attempt_started",
             Event::ModelRequest { .. } => "model_request",

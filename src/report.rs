@@ -31,6 +31,17 @@ pub struct Report {
     /// Time spent in check commands and tool calls (the toolchain's share of the wall time).
     pub toolchain_time_ms: u64,
     pub tool_calls: u32,
+    /// The sandbox commands ran in: `strict`, `workspace-write`, `off` (empty: not recorded).
+    pub sandbox: String,
+    /// Who chose it (`flag`, `contract`, `default`) and what it allowed.
+    pub sandbox_detail: String,
+    /// Batch runs approved `ask` calls (`--approve-all`).
+    pub approve_all: bool,
+    /// `ask` calls decided without an engineer: approved, denied.
+    pub batch_approved: u32,
+    pub batch_denied: u32,
+    /// The seal on the toolbox the checks ran (sha256 over its files).
+    pub toolbox_digest: String,
     pub stages: Vec<StageSummary>,
     pub checkpoints: Vec<(String, String)>,
     pub artifacts: Vec<ArtifactSummary>,
@@ -49,6 +60,7 @@ impl Report {
     pub fn from_view(view: SessionView, outcome: Outcome, duration_ms: u64) -> Report {
         let session = view.session.unwrap_or_default();
         let totals = view.totals;
+        let policy = view.policy;
         Report {
             outcome,
             session_id: session.session_id,
@@ -66,6 +78,18 @@ impl Report {
             model_time_ms: totals.model_time_ms,
             toolchain_time_ms: totals.toolchain_time_ms,
             tool_calls: totals.tool_calls,
+            sandbox: policy
+                .as_ref()
+                .map(|p| p.sandbox.clone())
+                .unwrap_or_default(),
+            sandbox_detail: policy
+                .as_ref()
+                .map(|p| format!("({}) {}", p.chosen_by, p.detail))
+                .unwrap_or_default(),
+            approve_all: policy.as_ref().is_some_and(|p| p.approve_all),
+            batch_approved: totals.batch_approved,
+            batch_denied: totals.batch_denied,
+            toolbox_digest: policy.map(|p| p.toolbox_digest).unwrap_or_default(),
             stages: view.stages,
             checkpoints: view.checkpoints,
             artifacts: view.artifacts,
@@ -112,7 +136,37 @@ impl Report {
             self.tool_calls,
             seconds(self.toolchain_time_ms)
         );
-        let _ = writeln!(md, "- human interventions: {}\n", self.human_interventions);
+        let _ = writeln!(md, "- human interventions: {}", self.human_interventions);
+        if !self.sandbox.is_empty() {
+            let _ = writeln!(
+                md,
+                "- sandbox: {}{} {}",
+                if self.sandbox == "off" {
+                    "**OFF** "
+                } else {
+                    ""
+                },
+                self.sandbox,
+                self.sandbox_detail
+            );
+            let _ = writeln!(
+                md,
+                "- decided without an engineer: {} `ask` calls approved{}, {} denied",
+                self.batch_approved,
+                if self.approve_all {
+                    " (--approve-all)"
+                } else {
+                    ""
+                },
+                self.batch_denied
+            );
+            let _ = writeln!(
+                md,
+                "- toolbox sealed: sha256 {}",
+                short(&self.toolbox_digest)
+            );
+        }
+        let _ = writeln!(md);
         let _ = writeln!(md, "## Stages\n");
         let _ = writeln!(
             md,

@@ -13,7 +13,7 @@
 
 use crate::contract::Contract;
 use crate::datadir;
-use crate::engine::{exit, EngineOptions, EngineSetup};
+use crate::engine::{exit, EngineOptions, EngineSetup, Guard};
 use crate::evidence::Classifier;
 use crate::prompts::Prompts;
 use crate::protocol::Event;
@@ -80,6 +80,7 @@ pub fn recorded_session(
     data_dir: Option<&Path>,
     project: Option<&Path>,
     batch: bool,
+    guard: Guard,
 ) -> Result<RecordedSetup, ExitError> {
     let data = datadir::locate(data_dir).map_err(|m| ExitError::new(exit::ENVIRONMENT, m))?;
     if let Some(p) = project.filter(|p| !p.is_dir()) {
@@ -134,7 +135,8 @@ pub fn recorded_session(
         offer_skills: recorded_flag("offer_skills"),
         classified_evidence: recorded_flag("classified_evidence"),
         ..EngineOptions::default()
-    };
+    }
+    .guarded(guard);
     Ok(RecordedSetup {
         setup: assemble(&data, &project, contract, session_id, options)?,
         project,

@@ -78,6 +78,7 @@ impl StatusLine {
             Event::ToolCallFinished { .. } | Event::CheckResult { .. } => self.activity = None,
             // Nothing the line shows.
             Event::SessionStarted { .. }
+            | Event::SessionPolicy { .. }
             | Event::Compacted { .. }
             | Event::ModelInvalidCall { .. }
             | Event::ToolCallProposed { .. }

@@ -477,6 +477,14 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
         run_timeout: Duration::from_secs(60),
         env: &[],
         env_remove: &[],
+        sandbox: &aipc::sandbox::Sandbox::new(
+            aipc::sandbox::SandboxMode::Strict,
+            work.path(),
+            &[target.clone()],
+            aipc::sandbox::Limits::default(),
+        )
+        .unwrap(),
+        spill: None,
     };
     let classify = |_: &aipc::evidence::Failure| aipc::protocol::Evidence::default();
     let started = std::time::Instant::now();

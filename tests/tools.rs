@@ -2,6 +2,7 @@
 //! modes, workspace confinement, and process-group handling of `run`.
 
 use aipc::protocol::OutputStream;
+use aipc::sandbox::{Limits, Sandbox, SandboxMode};
 use aipc::tools::{
     builtin_specs, execute, run_command, CommandSpec, ToolContext, ToolControl, ToolResult,
     Workspace,
@@ -19,6 +20,8 @@ struct Harness {
     ws: Workspace,
     lines: Lines,
     env: Vec<(String, String)>,
+    /// The strict sandbox the engine gives commands (bubblewrap must be installed).
+    sandbox: Sandbox,
 }
 
 impl Harness {
@@ -27,11 +30,14 @@ impl Harness {
         std::fs::create_dir_all(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
         let ws = Workspace::new(dir.path()).unwrap();
+        let sandbox = Sandbox::new(SandboxMode::Strict, dir.path(), &[], Limits::default())
+            .expect("the strict sandbox starts (bubblewrap is installed by .ci/run)");
         Harness {
             dir,
             ws,
             lines: Arc::default(),
             env: Vec::new(),
+            sandbox,
         }
     }
 
@@ -70,6 +76,8 @@ impl Harness {
             run_timeout: Duration::from_secs(30),
             env: &self.env,
             env_remove: &[],
+            sandbox: &self.sandbox,
+            spill: None,
         };
         let result = execute(name, &args, &ctx).await;
         assert!(
@@ -794,6 +802,8 @@ async fn run_command_is_usable_directly() {
             env: &[],
             env_remove: &[],
             timeout: Duration::from_secs(5),
+            sandbox: &Sandbox::off(dir.path()),
+            spill: None,
         },
         &CancellationToken::new(),
         &on_line,

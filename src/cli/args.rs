@@ -7,10 +7,36 @@
 //! directory). A session that cannot be read (corrupt log, unsupported format version) is a
 //! one-line error naming the file and line, exit 2.
 
+use crate::engine::Guard;
 use crate::model::ModelOptions;
+use crate::sandbox::SandboxMode;
 use crate::session::{resolve_session, Recording};
 use clap::Args;
 use std::path::PathBuf;
+
+/// How commands are confined and who approves what the contract says to ask about (`run`,
+/// `resume`).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct GuardArgs {
+    /// Where commands run: strict (default: worktree writable, everything else read-only,
+    /// network off, secrets out of the environment), workspace-write (the same with the
+    /// network on), off (no sandbox; recorded in the session and its report).
+    #[arg(long, value_enum)]
+    sandbox: Option<SandboxMode>,
+    /// Without an engineer (batch), approve the calls the contract says to ask about; without
+    /// it they are denied. Recorded in the session and its report.
+    #[arg(long)]
+    approve_all: bool,
+}
+
+impl GuardArgs {
+    pub(crate) fn guard(&self) -> Guard {
+        Guard {
+            sandbox: self.sandbox,
+            approve_all: self.approve_all,
+        }
+    }
+}
 
 /// How to run the model (every backend reads what applies to it).
 #[derive(Debug, Clone, Args)]

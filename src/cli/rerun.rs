@@ -9,6 +9,7 @@ use super::drive::{drive, DriveOptions, DrivenSession};
 use crate::engine::exit;
 use crate::rerun::compare::CompareOptions;
 use crate::rerun::{report_text, RerunResult};
+use crate::sandbox::SandboxMode;
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -43,6 +44,10 @@ pub(crate) struct RerunArgs {
     /// Also print command output and model replies.
     #[arg(long, short)]
     verbose: bool,
+    /// Where commands run (default: the recorded contract's mode, else strict); `off` is
+    /// recorded in the re-run.
+    #[arg(long, value_enum)]
+    sandbox: Option<SandboxMode>,
 }
 
 /// Run `aipc rerun`; returns the exit code.
@@ -56,6 +61,7 @@ pub(crate) async fn rerun(args: RerunArgs, data_dir: Option<PathBuf>) -> i32 {
         compare: CompareOptions {
             metric_tolerance: (!args.gates_only).then_some(args.tolerance.max(0.0)),
         },
+        sandbox: args.sandbox,
     };
     let ready = match crate::rerun::start(&request) {
         Ok(ready) => ready,

@@ -3,7 +3,7 @@
 //! (unless `--batch`), else progress on stderr (and the line console with `--interactive`);
 //! the report's path at the end.
 
-use super::args::{ModelArgs, SessionRef};
+use super::args::{GuardArgs, ModelArgs, SessionRef};
 use super::drive::{drive, DriveOptions, DrivenSession};
 use crate::engine::exit;
 use crate::resume::Resumed;
@@ -30,6 +30,8 @@ pub(crate) struct ResumeArgs {
     verbose: bool,
     #[command(flatten)]
     model_args: ModelArgs,
+    #[command(flatten)]
+    guard: GuardArgs,
 }
 
 /// Run `aipc resume`; returns the exit code (a session that had already ended: its recorded
@@ -51,6 +53,7 @@ pub(crate) async fn resume(args: ResumeArgs, data_dir: Option<PathBuf>) -> i32 {
         model: args.model,
         model_options: args.model_args.options(&config),
         batch,
+        guard: args.guard.guard(),
     });
     let ready = match resumed {
         Ok(Resumed::Ready(ready)) => *ready,

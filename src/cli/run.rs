@@ -4,7 +4,7 @@
 //! stderr (or the line console with `--interactive`), `--json` events on stdout; the report's
 //! path at the end. The exit code is the session's ([`crate::engine::exit`]).
 
-use super::args::ModelArgs;
+use super::args::{GuardArgs, ModelArgs};
 use super::drive::{drive, DriveOptions, DrivenSession};
 use super::toolchain::ensure_toolchain;
 use crate::engine::{exit, Engine, EngineOptions};
@@ -54,6 +54,8 @@ pub(crate) struct RunArgs {
     no_toolchain_setup: bool,
     #[command(flatten)]
     model_args: ModelArgs,
+    #[command(flatten)]
+    guard: GuardArgs,
 }
 
 /// Run `aipc run`; returns the exit code.
@@ -76,7 +78,8 @@ pub(crate) async fn run(args: RunArgs, data_dir: Option<PathBuf>) -> i32 {
             offer_skills: !args.no_skills,
             classified_evidence: !args.raw_evidence,
             ..EngineOptions::default()
-        },
+        }
+        .guarded(args.guard.guard()),
         toolchain_setup: !args.no_toolchain_setup,
         project: args.project,
     };

@@ -8,7 +8,9 @@
 
 use super::error::{check_ctx, stage_ctx, ContractError};
 use super::gate::Gate;
+use super::SandboxSettings;
 use crate::protocol::Policy;
+use crate::sandbox::SandboxMode;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -31,6 +33,7 @@ struct RawFile {
     artifacts: Option<Vec<Spanned<String>>>,
     budgets: Option<RawBudgets>,
     defaults: Option<RawDefaults>,
+    sandbox: Option<RawSandbox>,
     /// Free-form description of the project for the toolbox scripts (docs/toolbox.md); the
     /// engine only checks that it is a table, and only in a project's `aipc.toml`.
     project: Option<Spanned<toml::Table>>,
@@ -43,6 +46,13 @@ struct RawFile {
 struct RawBudgets {
     total_tokens: Option<Spanned<u64>>,
     wall_time_s: Option<Spanned<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSandbox {
+    mode: Option<Spanned<String>>,
+    memory_mb: Option<Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,6 +112,7 @@ pub(crate) struct Layer {
     pub turns_per_attempt: Option<u32>,
     pub run_timeout_s: Option<u64>,
     pub tools: BTreeMap<String, Policy>,
+    pub sandbox: SandboxSettings,
     pub stages: Vec<LayerStage>,
 }
 
@@ -252,6 +263,7 @@ fn validate(src: &Src<'_>, raw: RawFile, role: Role) -> Result<Layer, ContractEr
         )?,
         run_timeout_s: nonzero(src, defaults.run_timeout_s, None, "defaults.run_timeout_s")?,
         tools: policies(src, defaults.tools, None, "defaults.tools")?,
+        sandbox: sandbox_settings(src, raw.sandbox)?,
         stages: Vec::new(),
     };
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -441,6 +453,40 @@ fn policies(
         out.insert(tool, policy);
     }
     Ok(out)
+}
+
+/// `[sandbox]`: a mode a contract may choose (never `off`: only the engineer's flag turns the
+/// sandbox off) and a memory limit.
+fn sandbox_settings(
+    src: &Src<'_>,
+    raw: Option<RawSandbox>,
+) -> Result<SandboxSettings, ContractError> {
+    let Some(raw) = raw else {
+        return Ok(SandboxSettings::default());
+    };
+    let mode =
+        match raw.mode {
+            None => None,
+            Some(m) => Some(match m.get_ref().as_str() {
+                "strict" => SandboxMode::Strict,
+                "workspace-write" => SandboxMode::WorkspaceWrite,
+                "off" => return Err(src
+                    .err(&m, "a contract cannot turn the sandbox off")
+                    .with_key("sandbox.mode")
+                    .with_hint(
+                        "use \"strict\" or \"workspace-write\"; an engineer who wants no sandbox \
+                         passes `--sandbox off` on the command line, which the session records",
+                    )),
+                other => {
+                    return Err(src
+                        .err(&m, format!("bad sandbox mode \"{other}\""))
+                        .with_key("sandbox.mode")
+                        .with_hint("the mode is \"strict\" or \"workspace-write\""))
+                }
+            }),
+        };
+    let memory_mb = nonzero(src, raw.memory_mb, None, "sandbox.memory_mb")?;
+    Ok(SandboxSettings { mode, memory_mb })
 }
 
 fn check_glob(

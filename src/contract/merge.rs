@@ -8,7 +8,7 @@
 
 use super::error::{stage_ctx, ContractError};
 use super::load::{Layer, LayerCheck, LayerStage};
-use super::{Budgets, CheckSpec, Contract, StageSpec};
+use super::{Budgets, CheckSpec, Contract, SandboxSettings, StageSpec};
 use crate::protocol::Policy;
 use std::collections::BTreeMap;
 
@@ -159,6 +159,16 @@ pub(crate) fn merge(target: Layer, project: Option<Layer>) -> Result<Contract, C
         },
         stages: resolved,
         sources,
+        sandbox: SandboxSettings {
+            mode: project
+                .as_ref()
+                .and_then(|p| p.sandbox.mode)
+                .or(target.sandbox.mode),
+            memory_mb: project
+                .as_ref()
+                .and_then(|p| p.sandbox.memory_mb)
+                .or(target.sandbox.memory_mb),
+        },
     })
 }
 

@@ -12,6 +12,9 @@
 //! [budgets]                               # whole session
 //! total_tokens = 400000
 //! wall_time_s = 3600
+//! [sandbox]                               # how commands run (docs/sandbox.md)
+//! mode = "strict"                         # or "workspace-write" (network on); never "off"
+//! memory_mb = 16384                       # per command (default: 3/4 of memory)
 //! [defaults]                              # per stage, unless the stage says otherwise
 //! attempts = 3                            # first try counts as attempt 1
 //! turns_per_attempt = 12
@@ -85,6 +88,20 @@ pub struct Contract {
     pub stages: Vec<StageSpec>,
     /// The files it was built from: the target's contract, then the project's `aipc.toml`.
     pub sources: Vec<PathBuf>,
+    /// `[sandbox]`: how commands are confined (the project's setting wins over the target's).
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
+}
+
+/// `[sandbox]` of a contract.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SandboxSettings {
+    /// `strict` or `workspace-write` (never `off`); `None`: the default, strict.
+    #[serde(default)]
+    pub mode: Option<crate::sandbox::SandboxMode>,
+    /// Address-space limit of each command's processes, MiB (default: 3/4 of memory).
+    #[serde(default)]
+    pub memory_mb: Option<u64>,
 }
 
 /// Session-wide budgets.

@@ -9,7 +9,7 @@
 
 use super::human::Decision;
 use super::narrowing;
-use super::tool::{Classify, Tool, ToolRun};
+use super::tool::{self, Classify, Tool, ToolRun};
 use super::{Engine, Stop};
 use crate::contract::StageSpec;
 use crate::conversation::ToolCall;
@@ -123,6 +123,21 @@ impl Engine {
                 }
             });
         }
+        if needs_human && !self.setup.options.approve_all {
+            // Nobody is there to ask: an `ask` call is denied, never silently allowed.
+            let reason = "the contract asks an engineer to approve this tool, and this batch run \
+                          has none (`--approve-all` approves such calls)"
+                .to_string();
+            self.bus.emit(Event::ToolCallRejected {
+                call_id: call_id.to_string(),
+                reason: reason.clone(),
+                by: Decider::Batch,
+            });
+            return Ok(Verdict::Rejected(format!(
+                "[{} rejected] {reason}",
+                call.tool
+            )));
+        }
         self.bus.emit(Event::ToolCallApproved {
             call_id: call_id.to_string(),
             by: if needs_human {
@@ -185,6 +200,13 @@ impl Engine {
                 ))
             }
         };
+        // A stage that denies a file-editing tool denies the same effect through `run`: its
+        // commands see the worktree read-only (except the build outputs).
+        let sandbox = if tool_name == "run" && tool::denies_file_edits(stage) {
+            self.sandbox.with_read_only_workspace()
+        } else {
+            self.sandbox.clone()
+        };
         let ctx = ToolContext {
             workspace: &self.workspace,
             cancel: self.control.cancel.clone(),
@@ -193,6 +215,8 @@ impl Engine {
             run_timeout: Duration::from_secs(stage.run_timeout_s),
             env: &self.env,
             env_remove: &self.env_remove,
+            sandbox: &sandbox,
+            spill: Some(self.paths.logs.join(format!("{call_id}.out"))),
         };
         let python = self.setup.toolchain.python();
         let classify = Classify {

@@ -5,6 +5,8 @@
 use crate::contract::{flatten_metrics, parse_metrics_line, CheckSpec};
 use crate::evidence::Failure;
 use crate::protocol::{Event, GateResult, OutputStream};
+use crate::sandbox::Sandbox;
+use crate::toolchain::seal::Seal;
 use crate::tools::{run_command, CommandSpec};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,6 +36,11 @@ pub struct CheckRunner<'a> {
     pub env: &'a [(String, String)],
     pub env_remove: &'a [String],
     pub cancel: &'a CancellationToken,
+    /// Where the check commands run.
+    pub sandbox: &'a Sandbox,
+    /// The toolbox as it was when the session started: a check refuses to judge when it
+    /// changed.
+    pub seal: &'a Seal,
 }
 
 impl CheckRunner<'_> {
@@ -102,12 +109,34 @@ impl CheckRunner<'_> {
                     line: line.to_string(),
                 });
             };
+            if let Err(changes) = self.seal.verify() {
+                let reason = format!(
+                    "the toolbox that judges this check changed since the session started \
+                     ({}): {}; restore it and start a new session",
+                    self.seal.root().display(),
+                    changes.join("; ")
+                );
+                result.gates = check
+                    .gates
+                    .iter()
+                    .map(|g| GateResult {
+                        expr: g.source.clone(),
+                        measured: None,
+                        passed: false,
+                    })
+                    .collect();
+                result.fail(check, reason, "");
+                result.duration = started.elapsed();
+                return result;
+            }
             let spec = CommandSpec {
                 command,
                 cwd: self.dir,
                 env: self.env,
                 env_remove: self.env_remove,
                 timeout: Duration::from_secs(check.timeout_s),
+                sandbox: self.sandbox,
+                spill: Some(self.logs.join(format!("{check_id}.out"))),
             };
             match run_command(&spec, self.cancel, &on_line).await {
                 Ok(out) => {

@@ -33,9 +33,11 @@ use crate::model::ModelBackend;
 use crate::prompts::Prompts;
 use crate::protocol::{BudgetKind, Command, Event, EventEnvelope, Outcome};
 use crate::report::Report;
+use crate::sandbox::{Limits, Sandbox, SandboxMode};
 use crate::session::{self, Meta, SessionPaths};
 use crate::skills::SkillSet;
 use crate::toolbox::Toolbox;
+use crate::toolchain::seal::Seal;
 use crate::toolchain::{Toolchain, VenvState};
 use crate::tools::Workspace;
 use budget::GlobalBudgets;
@@ -57,6 +59,31 @@ pub struct EngineOptions {
     pub classified_evidence: bool,
     /// Upper bound on one reply's tokens.
     pub max_reply_tokens: u32,
+    /// The sandbox the engineer chose on the command line (`--sandbox`); `None`: the
+    /// contract's `[sandbox] mode`, else strict.
+    pub sandbox: Option<SandboxMode>,
+    /// Batch only: approve `ask` calls (`--approve-all`); without it they are denied.
+    pub approve_all: bool,
+}
+
+impl EngineOptions {
+    /// These options with the engineer's `guard` flags applied.
+    pub fn guarded(self, guard: Guard) -> EngineOptions {
+        EngineOptions {
+            sandbox: guard.sandbox,
+            approve_all: guard.approve_all,
+            ..self
+        }
+    }
+}
+
+/// The engineer's command-line choices on confinement and unattended approval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Guard {
+    /// `--sandbox`: overrides the contract's mode (and is the only way to `off`).
+    pub sandbox: Option<SandboxMode>,
+    /// `--approve-all`: a batch run approves `ask` calls instead of denying them.
+    pub approve_all: bool,
 }
 
 impl Default for EngineOptions {
@@ -66,6 +93,8 @@ impl Default for EngineOptions {
             offer_skills: true,
             classified_evidence: true,
             max_reply_tokens: 512,
+            sandbox: None,
+            approve_all: false,
         }
     }
 }
@@ -150,6 +179,12 @@ pub struct Engine {
     env: Vec<(String, String)>,
     /// Variables removed from the inherited environment of every command.
     env_remove: Vec<String>,
+    /// Where every command runs ([`crate::sandbox`]).
+    sandbox: Sandbox,
+    /// Who chose the sandbox's mode: `flag`, `contract` or `default`.
+    sandbox_chosen_by: &'static str,
+    /// The hashes of the toolbox files that judge the checks, taken at the start.
+    seal: Seal,
     /// Set when the session continues a recorded one (`aipc resume`): see [`resume`].
     continuation: Option<origin::Continuation>,
     /// The previous tool call and its outcome, to tell the model when it repeats itself.
@@ -241,6 +276,10 @@ impl Engine {
         toolchain_env.push("AIPC_SESSION_DIR", paths.dir.display().to_string());
         // Byte-code caches would show up as changes in every attempt commit.
         toolchain_env.push("PYTHONDONTWRITEBYTECODE", "1".to_string());
+        let (sandbox, sandbox_chosen_by) = open_sandbox(&setup, &project, &workspace)?;
+        let seal = Seal::take(&setup.toolchain.toolbox_dir).map_err(|e| {
+            StartError::Environment(format!("cannot seal the toolbox the checks run: {e}"))
+        })?;
         let next_seq = log.next_seq();
         let engine = Engine {
             budgets: GlobalBudgets::new(&setup.contract.budgets),
@@ -257,6 +296,9 @@ impl Engine {
             artifact_hashes: BTreeMap::new(),
             env: toolchain_env.set,
             env_remove: toolchain_env.unset,
+            sandbox,
+            sandbox_chosen_by,
+            seal,
             setup,
             continuation: None,
             last_call: None,
@@ -307,6 +349,16 @@ impl Engine {
             self.bus.emit(continuation.resumed);
             first_stage = continuation.next_stage;
         }
+        self.bus.emit(Event::SessionPolicy {
+            sandbox: self.sandbox.mode().word().to_string(),
+            sandbox_chosen_by: self.sandbox_chosen_by.to_string(),
+            sandbox_detail: self.sandbox.describe(),
+            sandbox_version: self.sandbox.version().to_string(),
+            approve_all: self.setup.options.approve_all,
+            toolbox: self.seal.root().display().to_string(),
+            toolbox_digest: self.seal.digest(),
+            toolbox_files: self.seal.files().clone(),
+        });
         let (outcome, exit_code) = self.run_stages(first_stage).await;
         self.finish(outcome, exit_code)
     }
@@ -371,6 +423,42 @@ fn check_toolchain(toolchain: &Toolchain) -> Result<(), StartError> {
         )));
     }
     Ok(())
+}
+
+/// The session's sandbox: the mode from the flag, else the contract, else strict; probed
+/// (bubblewrap must start, or the session does not).
+fn open_sandbox(
+    setup: &EngineSetup,
+    project: &Path,
+    workspace: &Workspace,
+) -> Result<(Sandbox, &'static str), StartError> {
+    let settings = &setup.contract.sandbox;
+    let (mode, chosen_by) = match (setup.options.sandbox, settings.mode) {
+        (Some(mode), _) => (mode, "flag"),
+        (None, Some(mode)) => (mode, "contract"),
+        (None, None) => (SandboxMode::Strict, "default"),
+    };
+    let toolchain = &setup.toolchain;
+    let mut visible = vec![
+        project.to_path_buf(),
+        toolchain.toolbox_dir.clone(),
+        toolchain.target_dir.clone(),
+    ];
+    visible.extend(toolchain.venv.iter().cloned());
+    // Programs and modules the environment points at (a tool folder under /tmp stays visible).
+    for name in ["PATH", "PYTHONPATH"] {
+        if let Some(value) = std::env::var_os(name) {
+            visible.extend(std::env::split_paths(&value).filter(|p| p.is_absolute()));
+        }
+    }
+    let sandbox = Sandbox::new(
+        mode,
+        workspace.root(),
+        &visible,
+        Limits::with_memory_mb(settings.memory_mb),
+    )
+    .map_err(|e| StartError::Environment(e.to_string()))?;
+    Ok((sandbox, chosen_by))
 }
 
 fn libgit2_version() -> String {

@@ -328,6 +328,8 @@ impl Engine {
             env: &self.env,
             env_remove: &self.env_remove,
             cancel: &self.control.cancel,
+            sandbox: &self.sandbox,
+            seal: &self.seal,
         }
         .run_all(&stage.name, attempt, &stage.checks)
         .await;

@@ -96,6 +96,17 @@ pub(crate) fn policy(stage: &StageSpec, tool: &str) -> Policy {
     stage.tools.get(tool).copied().unwrap_or(Policy::Deny)
 }
 
+/// The built-in tools that change files in the worktree.
+const FILE_EDIT_TOOLS: &[&str] = &["write_file", "edit_file", "apply_patch"];
+
+/// True when the stage's policy denies any file-editing tool: then `run` may not edit files
+/// either ([`super::call`] gives it a read-only worktree).
+pub(crate) fn denies_file_edits(stage: &StageSpec) -> bool {
+    FILE_EDIT_TOOLS
+        .iter()
+        .any(|tool| policy(stage, tool) == Policy::Deny)
+}
+
 /// The stage's tools the model may call (denied ones are not offered): the target's toolbox
 /// tools the stage names, in manifest order — the stage's own actions, listed first because a
 /// small model favours what it reads first — then the built-in ones. `load_skill` only when

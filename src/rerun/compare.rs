@@ -351,6 +351,8 @@ pub fn comparable<'a>(
             | Event::HumanAction { .. }
             // Raised by an engineer's retry, which a re-run (zero-human) never makes.
             | Event::BudgetRaised { .. }
+            // The machine's sandbox and toolbox, not the session's behaviour.
+            | Event::SessionPolicy { .. }
             | Event::SessionResumed { .. } => continue,
         };
         items.push(Item {

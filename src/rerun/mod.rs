@@ -20,9 +20,10 @@ pub mod compare;
 pub mod normalize;
 
 use crate::engine::origin::Until;
-use crate::engine::{exit, Engine};
+use crate::engine::{exit, Engine, Guard};
 use crate::model::recorded_replies::ReplayBackend;
 use crate::protocol::{Command, Event};
+use crate::sandbox::SandboxMode;
 use crate::session::read_meta;
 use crate::session::{new_session_id, resolve_session, Recording, SessionPaths};
 use crate::setup::{self, ExitError};
@@ -45,6 +46,8 @@ pub struct RerunArgs {
     /// Stop after this seq (a number) or stage (a name).
     pub until: Option<String>,
     pub compare: CompareOptions,
+    /// `--sandbox`: overrides the recorded contract's mode.
+    pub sandbox: Option<SandboxMode>,
 }
 
 /// The outcome of a re-run, as `--json` prints it.
@@ -119,6 +122,12 @@ pub fn start(args: &RerunArgs) -> Result<ReadyRerun, ExitError> {
         args.data_dir.as_deref(),
         args.from.as_deref(),
         true,
+        // A re-run reproduces the recorded calls: the ones the recording ran after an
+        // approval run again (recorded as `approve_all`).
+        Guard {
+            sandbox: args.sandbox,
+            approve_all: true,
+        },
     )?;
     let until = match &args.until {
         None => None,

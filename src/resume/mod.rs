@@ -18,7 +18,7 @@
 pub mod leftovers;
 pub mod plan;
 
-use crate::engine::{exit, Engine};
+use crate::engine::{exit, Engine, Guard};
 use crate::model::recorded_replies::ReplayBackend;
 use crate::model::scripted::ScriptedBackend;
 use crate::model::{open_backend, store, ModelBackend, ModelOptions};
@@ -43,6 +43,8 @@ pub struct ResumeArgs {
     pub model_options: ModelOptions,
     /// Zero-human mode: the engine asks nothing.
     pub batch: bool,
+    /// `--sandbox`, `--approve-all`.
+    pub guard: Guard,
 }
 
 /// What there is to run after [`start`].
@@ -103,6 +105,7 @@ pub fn start(args: ResumeArgs) -> Result<Resumed, ExitError> {
         args.data_dir.as_deref(),
         None,
         args.batch,
+        args.guard,
     )?;
     let model = open_model(&recording, &args, &prepared.data_dir, replies_kept)?;
     let killed = leftovers::stop(&paths.dir, LEFTOVER_GRACE);

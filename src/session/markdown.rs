@@ -127,6 +127,21 @@ impl Renderer<'_> {
             Event::SessionStarted { worktree, .. } => {
                 let _ = writeln!(self.out, "- worktree: `{worktree}`");
             }
+            Event::SessionPolicy {
+                sandbox_detail,
+                sandbox_chosen_by,
+                approve_all,
+                toolbox,
+                toolbox_digest,
+                ..
+            } => {
+                let _ = writeln!(
+                    self.out,
+                    "- sandbox ({sandbox_chosen_by}): {sandbox_detail}\n- `ask` calls in batch: {}\n- toolbox `{toolbox}` sealed, sha256 `{}`",
+                    if *approve_all { "approved (--approve-all)" } else { "denied" },
+                    &toolbox_digest[..toolbox_digest.len().min(16)]
+                );
+            }
             Event::StageStarted {
                 stage, index, goal, ..
             } => {

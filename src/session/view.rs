@@ -174,6 +174,20 @@ pub struct Totals {
     pub tool_calls: u32,
     /// Approvals, rejections, hints, retries … by the engineer (a takeover counts once).
     pub human_interventions: u32,
+    /// `ask` calls decided without an engineer (batch): approved (`--approve-all`), denied.
+    pub batch_approved: u32,
+    pub batch_denied: u32,
+}
+
+/// What guarded the session's commands ([`Event::SessionPolicy`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyFacts {
+    /// `strict`, `workspace-write` or `off`.
+    pub sandbox: String,
+    pub chosen_by: String,
+    pub detail: String,
+    pub approve_all: bool,
+    pub toolbox_digest: String,
 }
 
 /// The global budgets as the events set and raised them (0: not recorded).
@@ -201,6 +215,8 @@ pub struct SessionView {
     pub totals: Totals,
     pub limits: BudgetLimits,
     pub errors: Vec<String>,
+    /// The sandbox and approval policy, as last recorded (`None` in logs before it was).
+    pub policy: Option<PolicyFacts>,
     /// Why the session is paused, while it is: the cause and the engine's words.
     pub paused: Option<(PauseCause, String)>,
     pub step_mode: bool,
@@ -305,10 +321,31 @@ impl SessionView {
                 t.model_time_ms += duration_ms;
             }
             Event::ModelInvalidCall { .. } => self.totals.invalid_replies += 1,
-            Event::ToolCallApproved { by, .. } => {
-                if *by == Decider::Human {
-                    self.totals.human_interventions += 1;
+            Event::ToolCallApproved { by, .. } => match by {
+                Decider::Human => self.totals.human_interventions += 1,
+                Decider::Batch => self.totals.batch_approved += 1,
+                Decider::Policy | Decider::Model => {}
+            },
+            Event::ToolCallRejected { by, .. } => {
+                if *by == Decider::Batch {
+                    self.totals.batch_denied += 1;
                 }
+            }
+            Event::SessionPolicy {
+                sandbox,
+                sandbox_chosen_by,
+                sandbox_detail,
+                approve_all,
+                toolbox_digest,
+                ..
+            } => {
+                self.policy = Some(PolicyFacts {
+                    sandbox: sandbox.clone(),
+                    chosen_by: sandbox_chosen_by.clone(),
+                    detail: sandbox_detail.clone(),
+                    approve_all: *approve_all,
+                    toolbox_digest: toolbox_digest.clone(),
+                })
             }
             Event::ToolCallStarted { .. } => self.totals.tool_calls += 1,
             Event::ToolCallFinished { duration_ms, .. }
@@ -365,7 +402,6 @@ impl SessionView {
             | Event::ModelDelta { .. }
             | Event::Compacted { .. }
             | Event::ToolCallProposed { .. }
-            | Event::ToolCallRejected { .. }
             | Event::ToolCallEdited { .. }
             | Event::ToolOutput { .. }
             | Event::FileChanged { .. }
@@ -600,6 +636,7 @@ impl SessionView {
             | Event::FileChanged { .. }
             | Event::AttemptCommitted { .. }
             | Event::BudgetRaised { .. }
+            | Event::SessionPolicy { .. }
             | Event::Paused { .. }
             | Event::Resumed
             | Event::StepMode { .. }

@@ -55,6 +55,8 @@ pub async fn execute(
         env: ctx.env,
         env_remove: ctx.env_remove,
         timeout,
+        sandbox: ctx.sandbox,
+        spill: ctx.spill.clone(),
     };
     let outcome = match run_command(&spec, &ctx.cancel, &on_line).await {
         Ok(outcome) => outcome,

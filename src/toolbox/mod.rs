@@ -175,6 +175,7 @@ mod tests {
             artifacts: Vec::new(),
             budgets: Budgets::default(),
             sources: Vec::new(),
+            sandbox: Default::default(),
         };
         assert_eq!(toolbox().upgrade_recorded_contract(&mut contract), 2);
         let commands: Vec<_> = contract.stages[0]

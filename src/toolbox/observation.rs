@@ -248,6 +248,9 @@ mod tests {
             stdout: stdout.to_string(),
             stderr: String::new(),
             duration: Duration::from_millis(1200),
+            held_back_lines: 0,
+            held_back_bytes: 0,
+            spill: None,
         }
     }
 

@@ -20,6 +20,7 @@
 
 pub mod env;
 pub mod probe;
+pub mod seal;
 pub mod setup;
 
 pub use env::ToolchainEnv;

@@ -9,6 +9,7 @@
 
 use super::{probe, requirements_hash, Stamp, Toolchain, VenvState, STAMP_FILE};
 use crate::protocol::OutputStream;
+use crate::sandbox::Sandbox;
 use crate::tools::{run_command, shell_quote as quote, CommandSpec};
 use std::path::Path;
 use std::time::Duration;
@@ -158,6 +159,10 @@ async fn step(
         env: &env,
         env_remove: &unset,
         timeout,
+        // The engine's own setup (pip from the package registry, before any session):
+        // unconfined, limits only.
+        sandbox: &Sandbox::off(Path::new("/")),
+        spill: None,
     };
     let on_line = |_: OutputStream, line: &str| progress(line);
     let out = run_command(&spec, cancel, &on_line)

@@ -30,7 +30,10 @@ mod write;
 
 pub use confine::Workspace;
 pub use error::ToolError;
-pub use process::{run_command, shell_quote, CommandOutcome, CommandSpec};
+pub use process::{
+    run_command, shell_quote, CommandOutcome, CommandSpec, HEAD_LINES, OUTPUT_CAP_BYTES,
+    SPILL_CAP_BYTES, TAIL_LINES,
+};
 
 use crate::protocol::{FileDiff, OutputStream};
 use serde::de::DeserializeOwned;
@@ -131,6 +134,10 @@ pub struct ToolContext<'a> {
     pub env: &'a [(String, String)],
     /// Variables removed from the inherited environment of commands.
     pub env_remove: &'a [String],
+    /// Where `run` and toolbox commands run: the session's sandbox for this stage.
+    pub sandbox: &'a crate::sandbox::Sandbox,
+    /// Where a command's output beyond the streamed head is kept.
+    pub spill: Option<std::path::PathBuf>,
 }
 
 struct ToolDef {

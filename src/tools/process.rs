@@ -1,16 +1,26 @@
-//! Running a shell command under a deadline, with its whole process group accounted for.
+//! Running a shell command under a deadline, inside the session's [`Sandbox`], with its whole
+//! process group accounted for and its output bounded.
 //!
-//! The command runs as `sh -c <command>` in its own process group, stdin from `/dev/null`.
-//! Output is delivered line by line (stdout and stderr each in order) through a callback and
-//! also kept (bounded, keeping the tail). On timeout or cancellation the group gets SIGTERM,
-//! then SIGKILL after a short grace period; when the main process exits the group gets SIGKILL
-//! anyway, so no background child outlives the call. Pipes held open by a process that escaped
-//! the group (e.g. via `setsid`) are drained for a bounded time only.
+//! The command runs as `sh -c <command>` (wrapped by the sandbox) in its own process group,
+//! stdin from `/dev/null`, with the sandbox's environment and per-command resource limits.
+//! Output is delivered line by line (stdout and stderr each in order) through a callback — but
+//! only the first [`HEAD_LINES`] lines ([`HEAD_BYTES`]) and, at the end, the last
+//! [`TAIL_LINES`]: what lies between is counted, written to the spill file when the caller gives
+//! one (up to [`SPILL_CAP_BYTES`]), and announced in one line. Lines travel through a bounded
+//! channel, so a command that floods its output is slowed to what the log can take instead of
+//! filling memory, and the deadline still holds. On timeout or cancellation the group gets
+//! SIGTERM, then SIGKILL after a short grace period; when the main process exits the group gets
+//! SIGKILL anyway. In the sandbox the command also has its own PID namespace, so a child that
+//! left the group (`setsid`, double fork) dies with it; unsandboxed, pipes held open by such a
+//! child are drained for a bounded time only.
 
 use crate::protocol::OutputStream;
+use crate::sandbox::Sandbox;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
-use std::path::Path;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -22,6 +32,16 @@ use tokio_util::sync::CancellationToken;
 pub const OUTPUT_CAP_BYTES: usize = 8 * 1024 * 1024;
 /// A line longer than this is delivered in pieces.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
+/// Lines delivered as they arrive, before the rest is held back.
+pub const HEAD_LINES: u64 = 2_000;
+/// Bytes delivered as they arrive, before the rest is held back.
+pub const HEAD_BYTES: u64 = 512 * 1024;
+/// Lines delivered at the end from what was held back (the last ones).
+pub const TAIL_LINES: usize = 200;
+/// Largest spill file; output beyond it is only counted.
+pub const SPILL_CAP_BYTES: u64 = 256 * 1024 * 1024;
+/// Lines in flight between the pipe readers and the consumer.
+const CHANNEL_LINES: usize = 1024;
 /// Time between SIGTERM and SIGKILL on timeout or cancellation.
 pub const TERM_GRACE: Duration = Duration::from_millis(300);
 /// How long to keep reading pipes after the process group is gone.
@@ -33,11 +53,15 @@ pub struct CommandSpec<'a> {
     /// Run with `sh -c`.
     pub command: &'a str,
     pub cwd: &'a Path,
-    /// Added to the inherited environment.
+    /// Added to the inherited environment (the sandbox then filters it).
     pub env: &'a [(String, String)],
     /// Removed from the inherited environment (before `env` is added).
     pub env_remove: &'a [String],
     pub timeout: Duration,
+    /// Where and how confined the command runs.
+    pub sandbox: &'a Sandbox,
+    /// The whole output beyond the delivered head goes here (created on demand).
+    pub spill: Option<PathBuf>,
 }
 
 /// How a command ended, with its (tail-bounded) output.
@@ -53,6 +77,11 @@ pub struct CommandOutcome {
     pub stdout: String,
     pub stderr: String,
     pub duration: Duration,
+    /// Lines (and their bytes) that were not delivered through the callback.
+    pub held_back_lines: u64,
+    pub held_back_bytes: u64,
+    /// The spill file, when output was held back and a spill path was given.
+    pub spill: Option<PathBuf>,
 }
 
 impl CommandOutcome {
@@ -67,29 +96,50 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// Run `spec.command`; `on_line` is called for every output line (without its newline).
-/// Returns an error only if the shell could not be spawned.
+/// The environment of a command: the inherited one, `remove` removed, `set` applied, then
+/// the sandbox's allow-list.
+fn environment(spec: &CommandSpec<'_>) -> Vec<(String, String)> {
+    let mut vars: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| !spec.env_remove.contains(k))
+        .collect();
+    for (k, v) in spec.env {
+        vars.retain(|(name, _)| name != k);
+        vars.push((k.clone(), v.clone()));
+    }
+    spec.sandbox.environment(vars)
+}
+
+/// Run `spec.command`; `on_line` is called for every delivered output line (without its
+/// newline). Returns an error only if the command could not be spawned.
 pub async fn run_command(
     spec: &CommandSpec<'_>,
     cancel: &CancellationToken,
     on_line: &(dyn Fn(OutputStream, &str) + Send + Sync),
 ) -> std::io::Result<CommandOutcome> {
     let started = Instant::now();
-    let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c").arg(spec.command).current_dir(spec.cwd);
-    for name in spec.env_remove {
-        cmd.env_remove(name);
-    }
-    cmd.envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    let (program, args) = spec.sandbox.argv(spec.command, spec.cwd);
+    let mut cmd = tokio::process::Command::new(&program);
+    cmd.args(&args)
+        .current_dir(spec.cwd)
+        .env_clear()
+        .envs(environment(spec))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    let limits = spec.sandbox.limits().clone();
+    let (timeout, cores) = (spec.timeout, cores());
+    // SAFETY: the closure only calls `getrlimit`/`setrlimit`, which are async-signal-safe,
+    // and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || limits.apply(timeout, cores));
+    }
     let mut child = cmd.spawn()?;
     let mut group = GroupGuard::new(child.id());
 
-    let (tx, mut rx) = mpsc::unbounded_channel::<(OutputStream, String)>();
+    let (tx, mut rx) = mpsc::channel::<(OutputStream, String)>(CHANNEL_LINES);
     let mut readers = Vec::new();
     if let Some(out) = child.stdout.take() {
         readers.push(tokio::spawn(read_lines(
@@ -109,11 +159,14 @@ pub async fn run_command(
 
     let mut stdout = TailBuffer::default();
     let mut stderr = TailBuffer::default();
+    let mut gate = OutputGate::new(spec.spill.clone());
     let mut deliver = |stream: OutputStream, line: String| {
-        on_line(stream, &line);
         match stream {
             OutputStream::Stdout => stdout.push_line(&line),
             OutputStream::Stderr => stderr.push_line(&line),
+        }
+        if let Some(line) = gate.admit(stream, line) {
+            on_line(stream, &line);
         }
     };
 
@@ -134,10 +187,8 @@ pub async fn run_command(
             break;
         }
         tokio::select! {
-            message = rx.recv(), if pipes_open => match message {
-                Some((stream, line)) => deliver(stream, line),
-                None => pipes_open = false,
-            },
+            // Timers and the exit come first: a flood of lines must not starve them.
+            biased;
             exited = child.wait(), if status.is_none() => {
                 // No background child may survive the main process.
                 group.kill(Signal::SIGKILL);
@@ -171,9 +222,17 @@ pub async fn run_command(
                 }
                 pipes_open = false;
             },
+            message = rx.recv(), if pipes_open => match message {
+                Some((stream, line)) => deliver(stream, line),
+                None => pipes_open = false,
+            },
         }
     }
     group.disarm();
+    let held_back = gate.finish();
+    for (stream, line) in &held_back.lines {
+        on_line(*stream, line);
+    }
 
     let status = status.ok_or_else(|| std::io::Error::other("child status missing"))?;
     Ok(CommandOutcome {
@@ -184,7 +243,147 @@ pub async fn run_command(
         stdout: stdout.into_string(),
         stderr: stderr.into_string(),
         duration: started.elapsed(),
+        held_back_lines: held_back.count,
+        held_back_bytes: held_back.bytes,
+        spill: held_back.spill,
     })
+}
+
+/// CPU cores available to this process (for the CPU-time limit).
+fn cores() -> u64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+}
+
+/// Decides which lines are delivered as they arrive: the head, then nothing until the end,
+/// when the tail of what was held back is delivered after one line that says how much was
+/// held back and where it is.
+struct OutputGate {
+    delivered_lines: u64,
+    delivered_bytes: u64,
+    tail: VecDeque<(OutputStream, String)>,
+    count: u64,
+    bytes: u64,
+    spill_path: Option<PathBuf>,
+    spill: Option<std::io::BufWriter<std::fs::File>>,
+    spilled_bytes: u64,
+    spill_failed: bool,
+}
+
+/// What [`OutputGate::finish`] hands back.
+struct HeldBack {
+    /// The announcement and the tail, to deliver now.
+    lines: Vec<(OutputStream, String)>,
+    count: u64,
+    bytes: u64,
+    spill: Option<PathBuf>,
+}
+
+impl OutputGate {
+    fn new(spill_path: Option<PathBuf>) -> Self {
+        OutputGate {
+            delivered_lines: 0,
+            delivered_bytes: 0,
+            tail: VecDeque::new(),
+            count: 0,
+            bytes: 0,
+            spill_path,
+            spill: None,
+            spilled_bytes: 0,
+            spill_failed: false,
+        }
+    }
+
+    /// `Some(line)` when the line is delivered now.
+    fn admit(&mut self, stream: OutputStream, line: String) -> Option<String> {
+        let len = line.len() as u64 + 1;
+        if self.count == 0
+            && self.delivered_lines < HEAD_LINES
+            && self.delivered_bytes + len <= HEAD_BYTES
+        {
+            self.delivered_lines += 1;
+            self.delivered_bytes += len;
+            return Some(line);
+        }
+        self.count += 1;
+        self.bytes += len;
+        self.spill_line(stream, &line);
+        self.tail.push_back((stream, line));
+        if self.tail.len() > TAIL_LINES {
+            self.tail.pop_front();
+        }
+        None
+    }
+
+    fn spill_line(&mut self, stream: OutputStream, line: &str) {
+        if self.spill_failed || self.spilled_bytes >= SPILL_CAP_BYTES {
+            return;
+        }
+        let Some(path) = &self.spill_path else {
+            return;
+        };
+        if self.spill.is_none() {
+            let opened = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::File::create(path));
+            match opened {
+                Ok(file) => self.spill = Some(std::io::BufWriter::new(file)),
+                Err(_) => {
+                    self.spill_failed = true;
+                    return;
+                }
+            }
+        }
+        if let Some(file) = &mut self.spill {
+            let tag = match stream {
+                OutputStream::Stdout => "",
+                OutputStream::Stderr => "[stderr] ",
+            };
+            if writeln!(file, "{tag}{line}").is_err() {
+                self.spill_failed = true;
+            }
+            self.spilled_bytes += line.len() as u64 + 1;
+        }
+    }
+
+    fn finish(mut self) -> HeldBack {
+        if let Some(file) = &mut self.spill {
+            if file.flush().is_err() {
+                self.spill_failed = true;
+            }
+        }
+        let spill = (self.spill.is_some() && !self.spill_failed)
+            .then(|| self.spill_path.clone())
+            .flatten();
+        let mut lines = Vec::new();
+        if self.count > 0 {
+            let shown = self.tail.len() as u64;
+            let where_ = match &spill {
+                Some(path) if self.spilled_bytes >= SPILL_CAP_BYTES => format!(
+                    "; the first {} MiB of it are in {}",
+                    SPILL_CAP_BYTES >> 20,
+                    path.display()
+                ),
+                Some(path) => format!("; all of it is in {}", path.display()),
+                None => String::new(),
+            };
+            lines.push((
+                OutputStream::Stderr,
+                format!(
+                    "[aipc: {} more lines ({} bytes) of output were not streamed; the last {shown} \
+                     follow{where_}]",
+                    self.count, self.bytes
+                ),
+            ));
+            lines.extend(self.tail.drain(..));
+        }
+        HeldBack {
+            lines,
+            count: self.count,
+            bytes: self.bytes,
+            spill,
+        }
+    }
 }
 
 /// Kills the child's process group when dropped (e.g. the caller's future was dropped).
@@ -225,22 +424,22 @@ impl Drop for GroupGuard {
 async fn read_lines<R: AsyncRead + Unpin>(
     pipe: R,
     stream: OutputStream,
-    tx: mpsc::UnboundedSender<(OutputStream, String)>,
+    tx: mpsc::Sender<(OutputStream, String)>,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, pipe);
     let mut line: Vec<u8> = Vec::new();
-    let send = |line: &mut Vec<u8>| {
+    let take = |line: &mut Vec<u8>| {
         if line.last() == Some(&b'\r') {
             line.pop();
         }
         let text = escape_invalid_utf8(line);
         line.clear();
-        tx.send((stream, text)).is_ok()
+        text
     };
     while let Ok(chunk) = reader.fill_buf().await {
         if chunk.is_empty() {
             if !line.is_empty() {
-                send(&mut line);
+                let _ = tx.send((stream, take(&mut line))).await;
             }
             return;
         }
@@ -255,7 +454,9 @@ async fn read_lines<R: AsyncRead + Unpin>(
             }
         };
         reader.consume(used);
-        if (complete || line.len() >= MAX_LINE_BYTES) && !send(&mut line) {
+        if (complete || line.len() >= MAX_LINE_BYTES)
+            && tx.send((stream, take(&mut line))).await.is_err()
+        {
             return;
         }
     }
@@ -329,7 +530,14 @@ mod tests {
             env: &[],
             env_remove: &[],
             timeout,
+            sandbox: off(),
+            spill: None,
         }
+    }
+
+    fn off() -> &'static Sandbox {
+        static OFF: std::sync::OnceLock<Sandbox> = std::sync::OnceLock::new();
+        OFF.get_or_init(|| Sandbox::off(Path::new("/")))
     }
 
     #[tokio::test]
@@ -368,6 +576,8 @@ mod tests {
                 env: &env,
                 env_remove: &[],
                 timeout: Duration::from_secs(10),
+                sandbox: off(),
+                spill: None,
             },
             &CancellationToken::new(),
             &|_, _| {},

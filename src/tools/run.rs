@@ -70,6 +70,8 @@ pub async fn run(args: RunArgs, ctx: &ToolContext<'_>) -> ToolResult {
         env: &env,
         env_remove: ctx.env_remove,
         timeout,
+        sandbox: ctx.sandbox,
+        spill: ctx.spill.clone(),
     };
     let outcome = match run_command(&spec, &ctx.cancel, &on_line).await {
         Ok(outcome) => outcome,

@@ -562,6 +562,21 @@ impl TuiState {
                 ..
             } => self.rolled_back(stage, to_tag, commit),
             Event::BudgetRaised { .. } => {}
+            Event::SessionPolicy {
+                sandbox,
+                sandbox_detail,
+                ..
+            } => {
+                let level = if sandbox == "off" {
+                    Level::Warning
+                } else {
+                    Level::Info
+                };
+                self.transcript.push(Cell::Note {
+                    level,
+                    text: format!("sandbox {sandbox_detail}"),
+                });
+            }
             Event::SessionResumed {
                 from_stage,
                 from_seq,
