@@ -21,7 +21,9 @@
 //! `ModelOptions::request_timeout`; a body that is not a completion fails quoting its start.
 
 mod assemble;
+mod limits;
 mod read;
+mod sse;
 mod transport;
 mod wire;
 
