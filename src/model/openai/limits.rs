@@ -17,6 +17,13 @@ pub(crate) const MAX_STREAMED_REPLY: usize = 16 << 20;
 /// Most bytes of a non-streamed (whole JSON) answer.
 pub(crate) const MAX_JSON_REPLY: usize = 8 << 20;
 
+/// Most bytes read of an error body (HTTP 4xx/5xx) for its message; the rest is not read and
+/// the connection is dropped.
+pub(crate) const MAX_ERROR_BODY: usize = 64 << 10;
+
+/// Most bytes read of the `/models` list.
+pub(crate) const MAX_MODELS_BODY: usize = 1 << 20;
+
 /// A body read up to a cap.
 #[derive(Debug)]
 pub(crate) struct Capped {
@@ -90,7 +97,7 @@ mod tests {
     fn sizes_read_well() {
         assert_eq!(size(MAX_SSE_LINE), "1 MiB");
         assert_eq!(size(MAX_STREAMED_REPLY), "16 MiB");
-        assert_eq!(size(64 << 10), "64 KiB");
+        assert_eq!(size(MAX_ERROR_BODY), "64 KiB");
         assert_eq!(size(1536), "1536 bytes");
         assert_eq!(size(200), "200 bytes");
     }
