@@ -1,11 +1,14 @@
 //! The OpenAI-compatible HTTP backend against the real llama-server (built by
 //! `scripts/build-llama-server.sh`) with Gemma 3 270M, and against small fake servers on the
 //! loopback interface that misbehave on purpose: nothing listening, 5xx, 4xx, garbage, silence,
-//! tool-call deltas split across chunks, and a server that rejects native tools.
+//! tool-call deltas split across chunks, a server that rejects native tools, and hostile ones
+//! (an endless line, an endless stream, huge error and JSON bodies) that must cost neither
+//! unbounded time nor memory, and must not outlast the request timeout or a cancellation.
 
 use aipc::conversation::{call_schema, parse_reply, OfferedTool};
 use aipc::model::openai::{self, CallMode, OpenAiBackend};
 use aipc::model::{Message, ModelBackend, ModelOptions, ModelRequest, Role};
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -95,6 +98,8 @@ enum Answer {
     Pieces(Vec<String>),
     /// Read the request and never answer.
     Silence,
+    /// Take the connection over (the request already read).
+    Raw(Box<dyn FnOnce(TcpStream) -> BoxFuture<'static, ()> + Send>),
 }
 
 fn whole(response: String) -> Answer {
@@ -208,6 +213,10 @@ async fn serve(
             Answer::Pieces(pieces) => pieces,
             Answer::Silence => {
                 tokio::time::sleep(Duration::from_secs(60)).await;
+                return;
+            }
+            Answer::Raw(run) => {
+                run(stream).await;
                 return;
             }
         }
@@ -578,6 +587,328 @@ async fn auto_stops_listening_to_a_server_that_talks_instead_of_calling() {
         started.elapsed()
     );
     assert_eq!(backend.effective_mode(), CallMode::Schema);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile servers: caps, the timeout while streaming, cancellation
+
+/// What a flooding server managed to send, shared with the test.
+#[derive(Default)]
+struct Sent {
+    /// Body bytes written (accepted by the kernel), over all connections.
+    bytes: AtomicUsize,
+    /// The most body bytes written on one connection before the client hung up.
+    most: AtomicUsize,
+    /// Connections on which the client hung up (a write failed).
+    hung_up: AtomicUsize,
+}
+
+impl Sent {
+    fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::SeqCst)
+    }
+
+    fn hung_up(&self) -> usize {
+        self.hung_up.load(Ordering::SeqCst)
+    }
+}
+
+/// Write `head`, then `piece` again and again (`pause` apart, or as fast as the client reads)
+/// until the client hangs up, counting what was written into `sent`. After `until` body bytes
+/// the server falls silent but keeps the connection open.
+fn flood(
+    head: String,
+    piece: Vec<u8>,
+    pause: Option<Duration>,
+    until: Option<usize>,
+    sent: &Arc<Sent>,
+) -> Answer {
+    let sent = Arc::clone(sent);
+    Answer::Raw(Box::new(move |mut stream: TcpStream| {
+        Box::pin(async move {
+            let mut written = 0usize;
+            let mut ok = stream.write_all(head.as_bytes()).await.is_ok();
+            while ok && until.is_none_or(|until| written < until) {
+                ok = stream.write_all(&piece).await.is_ok();
+                if ok {
+                    written += piece.len();
+                    sent.bytes.fetch_add(piece.len(), Ordering::SeqCst);
+                }
+                if let Some(pause) = pause {
+                    tokio::time::sleep(pause).await;
+                }
+            }
+            if ok {
+                // Silent, connection open, until the client hangs up (or a minute passes).
+                let mut buffer = [0u8; 64];
+                let _ =
+                    tokio::time::timeout(Duration::from_secs(60), stream.read(&mut buffer)).await;
+            }
+            sent.most.fetch_max(written, Ordering::SeqCst);
+            sent.hung_up.fetch_add(1, Ordering::SeqCst);
+        })
+    }))
+}
+
+/// Wait up to `within` for `done`; whether it came true.
+async fn eventually(within: Duration, done: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    while !done() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
+}
+
+/// One content chunk as an SSE event.
+fn content_event(text: &str) -> Vec<u8> {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"content": text}}]});
+    format!("data: {chunk}\n\n").into_bytes()
+}
+
+#[tokio::test]
+async fn one_endless_event_line_fails_on_the_line_cap_long_before_the_timeout() {
+    let sent = Arc::new(Sent::default());
+    let s = Arc::clone(&sent);
+    // `data: ` and 4 MB without a line end, then silence with the connection open.
+    let server = FakeServer::start(move |_, _| {
+        flood(
+            format!("{SSE_HEAD}data: "),
+            vec![b'x'; 64 << 10],
+            None,
+            Some(4_000_000),
+            &s,
+        )
+    })
+    .await;
+    let mut backend = openai::connect(&server.url, &options(Duration::from_secs(5)))
+        .unwrap()
+        .with_mode(CallMode::Schema);
+    let started = Instant::now();
+    let (result, streamed) = ask(&mut backend).await;
+    let elapsed = started.elapsed();
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("a line longer than 1 MiB"), "{err}");
+    assert!(err.contains("the cap on one event-stream line"), "{err}");
+    assert!(err.contains(&server.url), "{err}");
+    assert!(err.contains("check the server"), "{err}");
+    assert!(streamed.is_empty());
+    assert_eq!(server.chat_requests(), 1, "a broken answer is not retried");
+    // A bound with a wide margin (debug build, shared machine), not a speed claim: the old
+    // parser took over a minute for this line.
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert!(
+        eventually(Duration::from_secs(2), || sent.hung_up() == 1).await,
+        "the connection was dropped"
+    );
+}
+
+#[tokio::test]
+async fn an_endless_stream_ends_at_the_request_timeout() {
+    let sent = Arc::new(Sent::default());
+    let s = Arc::clone(&sent);
+    // A model that never stops: a content event every 50 ms, forever.
+    let server = FakeServer::start(move |_, _| {
+        flood(
+            SSE_HEAD.to_string(),
+            content_event("a"),
+            Some(Duration::from_millis(50)),
+            None,
+            &s,
+        )
+    })
+    .await;
+    let mut backend = openai::connect(&server.url, &options(Duration::from_secs(2)))
+        .unwrap()
+        .with_mode(CallMode::Schema);
+    let started = Instant::now();
+    let (result, streamed) = ask(&mut backend).await;
+    let elapsed = started.elapsed();
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("did not answer within 2 s"), "{err}");
+    assert!(err.contains("--request-timeout-s"), "{err}");
+    assert!(err.contains(&server.url), "{err}");
+    assert!(
+        streamed.contains("aaaa"),
+        "the answer was streaming: {streamed:?}"
+    );
+    assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(4), "{elapsed:?}");
+    assert!(
+        eventually(Duration::from_secs(1), || sent.hung_up() == 1).await,
+        "the connection was dropped"
+    );
+}
+
+#[tokio::test]
+async fn a_fast_endless_stream_fails_on_the_reply_cap() {
+    let sent = Arc::new(Sent::default());
+    let s = Arc::clone(&sent);
+    // Keep-alive comments as fast as the client reads: only the cap on one answer stops it.
+    let server = FakeServer::start(move |_, _| {
+        flood(
+            SSE_HEAD.to_string(),
+            b": keep-alive\n\n".repeat(4096),
+            None,
+            None,
+            &s,
+        )
+    })
+    .await;
+    let mut backend = openai::connect(&server.url, &options(Duration::from_secs(60)))
+        .unwrap()
+        .with_mode(CallMode::Schema);
+    let started = Instant::now();
+    let (result, _) = ask(&mut backend).await;
+    let err = result.unwrap_err().to_string();
+    assert!(
+        err.contains("passed 16 MiB (the cap on one answer)"),
+        "{err}"
+    );
+    assert!(err.contains(&server.url), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(eventually(Duration::from_secs(2), || sent.hung_up() == 1).await);
+}
+
+#[tokio::test]
+async fn a_huge_error_body_is_read_only_up_to_its_cap() {
+    let sent = Arc::new(Sent::default());
+    let s = Arc::clone(&sent);
+    // HTTP 500 announcing 300 MB, sent as fast as the client reads.
+    let server = FakeServer::start(move |_, _| {
+        flood(
+            format!(
+                "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n\
+                 content-length: {}\r\n\r\n{{\"error\":{{\"message\":\"",
+                300 << 20
+            ),
+            vec![b'x'; 64 << 10],
+            None,
+            Some(300 << 20),
+            &s,
+        )
+    })
+    .await;
+    let mut backend = openai::connect(&server.url, &options(Duration::from_secs(60)))
+        .unwrap()
+        .with_mode(CallMode::Schema);
+    let started = Instant::now();
+    let (result, _) = ask(&mut backend).await;
+    let elapsed = started.elapsed();
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("HTTP 500 after 4 tries"), "{err}");
+    assert!(err.contains("longer than 64 KiB"), "{err}");
+    assert!(err.contains(&server.url), "{err}");
+    assert_eq!(server.chat_requests(), 4);
+    // 3.5 s of backoff; reading 4 × 300 MB would take far longer.
+    assert!(elapsed < Duration::from_secs(15), "{elapsed:?}");
+    assert!(eventually(Duration::from_secs(2), || sent.hung_up() == 4).await);
+    // What one connection wrote before the client hung up: the 64 KiB read plus what the
+    // loopback socket buffers held — a few MB, not 300.
+    let most = sent.most.load(Ordering::SeqCst);
+    assert!(most < 32 << 20, "{most} bytes written on one connection");
+    eprintln!(
+        "huge error body: {most} bytes at most on one connection, {} in all, {elapsed:?}",
+        sent.bytes()
+    );
+}
+
+#[tokio::test]
+async fn a_json_answer_over_its_cap_fails_without_reading_on() {
+    let sent = Arc::new(Sent::default());
+    let s = Arc::clone(&sent);
+    // A non-streamed answer without a length that never ends.
+    let server = FakeServer::start(move |_, _| {
+        flood(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n\
+             {\"choices\":[{\"index\":0,\"message\":{\"content\":\""
+                .to_string(),
+            vec![b'a'; 64 << 10],
+            None,
+            None,
+            &s,
+        )
+    })
+    .await;
+    let mut backend = openai::connect(&server.url, &options(Duration::from_secs(60)))
+        .unwrap()
+        .with_mode(CallMode::Schema);
+    let started = Instant::now();
+    let (result, streamed) = ask(&mut backend).await;
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("larger than 8 MiB"), "{err}");
+    assert!(err.contains("the cap on a whole JSON answer"), "{err}");
+    assert!(err.contains(&server.url), "{err}");
+    assert!(err.contains("choices"), "the error quotes the start: {err}");
+    assert!(streamed.is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(eventually(Duration::from_secs(2), || sent.hung_up() == 1).await);
+    let most = sent.most.load(Ordering::SeqCst);
+    assert!(most < (8 << 20) + (32 << 20), "{most} bytes written");
+}
+
+#[tokio::test]
+async fn cancelling_an_endless_stream_ends_the_request_at_once() {
+    let sent = Arc::new(Sent::default());
+    let s = Arc::clone(&sent);
+    let server = FakeServer::start(move |_, _| {
+        flood(
+            SSE_HEAD.to_string(),
+            content_event("a"),
+            Some(Duration::from_millis(20)),
+            None,
+            &s,
+        )
+    })
+    .await;
+    let mut backend = openai::connect(&server.url, &options(Duration::from_secs(60)))
+        .unwrap()
+        .with_mode(CallMode::Schema);
+    // As the engine does: the request races the session's cancellation token.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let trigger = cancel.clone();
+    let cancelled_at = Arc::new(Mutex::new(None::<Instant>));
+    let at = Arc::clone(&cancelled_at);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        *at.lock().unwrap() = Some(Instant::now());
+        trigger.cancel();
+    });
+    let request = request();
+    let mut streamed = String::new();
+    let mut on_delta = |d: &str| streamed.push_str(d);
+    let finished = tokio::select! {
+        reply = backend.complete(&request, &mut on_delta) => Some(reply),
+        () = cancel.cancelled() => None,
+    };
+    let ended = Instant::now();
+    assert!(
+        finished.is_none(),
+        "the request ended by itself: {finished:?}"
+    );
+    assert!(streamed.contains("aaaa"), "it was streaming: {streamed:?}");
+    let cancelled_at = cancelled_at.lock().unwrap().unwrap();
+    assert!(
+        ended.duration_since(cancelled_at) < Duration::from_secs(1),
+        "{:?}",
+        ended.duration_since(cancelled_at)
+    );
+    // The connection is gone too: the server's next writes fail.
+    assert!(
+        eventually(Duration::from_secs(1), || sent.hung_up() == 1).await,
+        "the server still streams after the cancellation"
+    );
+    assert!(cancelled_at.elapsed() < Duration::from_secs(2));
 }
 
 // ---------------------------------------------------------------------------------------------

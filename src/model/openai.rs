@@ -17,11 +17,19 @@
 //! or the local network); `https://` is refused at connect time with a message saying so.
 //!
 //! Failures: connection refused/reset and HTTP 5xx are retried three times (0.5 s, 1 s, 2 s);
-//! HTTP 4xx fails at once with the server's message; each request (retries included) is bounded by
-//! `ModelOptions::request_timeout`; a body that is not a completion fails quoting its start.
+//! HTTP 4xx fails at once with the server's message; each request (the `/models` probe, retries,
+//! and the whole streamed answer included) is bounded by `ModelOptions::request_timeout`
+//! (`--request-timeout-s`), even when the server keeps sending; a body that is not a completion
+//! fails quoting its start. What is read of a server is capped (`limits.rs`: one event-stream
+//! line, one answer, an error body), so a broken or hostile server costs bounded memory and
+//! time. Cancellation is dropping the future ([`ModelBackend::complete`] in the engine's
+//! `select!`): the connection closes at once, and the read loop yields often enough for that to
+//! happen even while bytes keep arriving.
 
 mod assemble;
+mod limits;
 mod read;
+mod sse;
 mod transport;
 mod wire;
 
@@ -267,7 +275,12 @@ impl ModelBackend for OpenAiBackend {
         let base = self.base.clone();
         let outcome = tokio::time::timeout(limit, self.complete_within(request, on_delta)).await;
         let mut reply = outcome.map_err(|_| {
-            ModelError::Backend(format!("{base} did not answer within {}", seconds(limit)))
+            ModelError::Backend(format!(
+                "{base} did not answer within {} (--request-timeout-s, which bounds the whole \
+                 request, streamed answer included); raise it if the model is only slow, or \
+                 check the server",
+                seconds(limit)
+            ))
         })??;
         reply.duration_ms = started.elapsed().as_millis() as u64;
         Ok(reply)

@@ -1,7 +1,9 @@
 //! Sending requests to the server: the HTTP client, the bearer token, retries with backoff for
 //! what may pass (connection refused or reset, HTTP 5xx) and clear failures for what will not
-//! (HTTP 4xx, with the server's own error message).
+//! (HTTP 4xx, with the server's own error message). Error bodies and the `/models` list are read
+//! only up to their caps ([`super::limits`]).
 
+use super::limits::{read_capped, size, BodyEnd, MAX_ERROR_BODY, MAX_MODELS_BODY};
 use super::wire::{clip, error_message};
 use std::time::Duration;
 
@@ -93,13 +95,7 @@ impl Transport {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) => {
                     let status = response.status().as_u16();
-                    let text = response.text().await.unwrap_or_default();
-                    let message = error_message(&text);
-                    let message = if message.is_empty() {
-                        "(empty body)".to_string()
-                    } else {
-                        message
-                    };
+                    let message = error_body_message(response).await;
                     if (500..600).contains(&status) && status != 501 && !final_5xx(status, &message)
                     {
                         last = Some(SendError::ServerError {
@@ -138,7 +134,8 @@ impl Transport {
     }
 
     /// GET `url` once (no retries) and parse the body as JSON. `Ok(None)` when the server
-    /// answered but not with a JSON 2xx; `Err` when it could not be reached in `timeout`.
+    /// answered but not with a JSON 2xx of at most [`MAX_MODELS_BODY`] bytes; `Err` when it
+    /// could not be reached in `timeout`.
     pub async fn get_json(
         &self,
         url: &str,
@@ -152,14 +149,39 @@ impl Transport {
         if !response.status().is_success() {
             return Ok(None);
         }
-        let bytes = response.bytes().await.map_err(|e| describe(&e))?;
-        Ok(serde_json::from_slice(&bytes).ok())
+        let body = read_capped(response, MAX_MODELS_BODY).await;
+        match body.end {
+            BodyEnd::Complete => Ok(serde_json::from_slice(&body.bytes).ok()),
+            // Too long to be a model list: no name from it.
+            BodyEnd::Cut => Ok(None),
+            BodyEnd::Broken(reason) => Err(reason),
+        }
+    }
+}
+
+/// The message of an error answer, read from at most [`MAX_ERROR_BODY`] bytes of its body (the
+/// rest is not read: dropping the response closes the connection).
+async fn error_body_message(response: reqwest::Response) -> String {
+    let body = read_capped(response, MAX_ERROR_BODY).await;
+    let message = error_message(&String::from_utf8_lossy(&body.bytes));
+    let message = if message.is_empty() {
+        "(empty body)".to_string()
+    } else {
+        message
+    };
+    match body.end {
+        BodyEnd::Complete | BodyEnd::Broken(_) => message,
+        BodyEnd::Cut => format!(
+            "{message} (the error body is longer than {}, the most read of one; the rest was \
+             not read — the server's own log should hold the whole error)",
+            size(MAX_ERROR_BODY)
+        ),
     }
 }
 
 /// The most telling part of a request error: the I/O error kind when there is one
 /// ("connection refused"), else the innermost cause.
-pub fn describe(error: &reqwest::Error) -> String {
+pub(crate) fn describe(error: &reqwest::Error) -> String {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     let mut innermost = error.to_string();
     while let Some(current) = source {
