@@ -84,6 +84,7 @@ fn check(name: &str, status: Status, detail: impl Into<String>, fix: Option<Stri
 pub fn diagnose(data_dir: Option<&Path>, only_target: Option<&str>) -> Diagnosis {
     let mut checks = vec![cpu_check()];
     python_checks(&mut checks);
+    checks.push(sandbox_check());
     match datadir::locate_with_source(data_dir) {
         Ok((dir, source)) => {
             checks.push(check(
@@ -110,6 +111,29 @@ pub fn diagnose(data_dir: Option<&Path>, only_target: Option<&str>) -> Diagnosis
         ready,
         build: build_info::one_line(),
         checks,
+    }
+}
+
+/// The command sandbox starts here (docs/sandbox.md): probed in a throwaway folder.
+fn sandbox_check() -> Check {
+    let probe = tempfile::tempdir().map_err(|e| e.to_string()).and_then(|dir| {
+        crate::sandbox::Sandbox::new(
+            crate::sandbox::SandboxMode::Strict,
+            dir.path(),
+            &[],
+            crate::sandbox::Limits::default(),
+        )
+        .map(|s| s.version().to_string())
+        .map_err(|e| e.to_string())
+    });
+    match probe {
+        Ok(version) => check("sandbox", Status::Ok, format!("{version}, strict mode starts"), None),
+        Err(message) => check(
+            "sandbox",
+            Status::NotReady,
+            message,
+            Some("apt-get install bubblewrap".into()),
+        ),
     }
 }
 

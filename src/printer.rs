@@ -3,7 +3,7 @@
 //! it falls behind it says how many events it missed (they are all in the session log).
 
 use crate::conversation::clip;
-use crate::protocol::{CallStatus, Event, EventEnvelope};
+use crate::protocol::{CallStatus, Decider, Event, EventEnvelope};
 use crate::status_line::StatusLine;
 use std::io::Write;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -123,6 +123,11 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             call_id, tool, args, ..
         } => format!("    {call_id} {tool} {}", clip(&args.to_string(), 120)),
         Event::ToolCallRejected { reason, by, .. } => format!("      rejected by {by}: {reason}"),
+        // An automatic approval of an `ask` call is said out loud, as a denial is.
+        Event::ToolCallApproved {
+            call_id,
+            by: Decider::Batch,
+        } => format!("      {call_id} approved without an engineer (--approve-all)"),
         Event::ToolOutput { line, .. } if verbose => format!("      | {line}"),
         Event::CheckOutput { line, .. } if verbose => format!("      | {line}"),
         // The rejection was printed.

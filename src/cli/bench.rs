@@ -1,6 +1,7 @@
-//! `aipc bench model|deploy|replay|tui`: the speed of the in-process backend, DeployBench (the
-//! deployment tasks in batch runs, skills arm against control arm), opening and seeking a big
-//! recorded session, and the TUI under a flood of log lines.
+//! `aipc bench model|deploy|replay|tui|reliability`: the speed of the in-process backend,
+//! DeployBench (the deployment tasks in batch runs, skills arm against control arm), opening and
+//! seeking a big recorded session, the TUI under a flood of log lines, and the reliability suite
+//! (sandbox escapes, floods, signals, kills, broken input).
 
 use super::output::print_json_or_text;
 use crate::bench::replay::bench_seeks;
@@ -80,6 +81,20 @@ pub(crate) enum BenchWhat {
     /// Open, render and seek a synthetic recorded session (default 100,000 events) against
     /// the replay targets (open + render <= 1 s, seek <= 100 ms).
     Replay(BenchReplayArgs),
+    /// The reliability suite: file-tool and `run` escapes against the sandbox, output floods,
+    /// hung and escaped children, stop signals, kill -9 then resume, fuzzed contracts, mutated
+    /// GGUF headers, corrupt logs. Prints one table; exit 1 when any case failed.
+    Reliability {
+        /// Fewer random cases (5 kill points instead of 50; the CI form).
+        #[arg(long)]
+        quick: bool,
+        /// Seed of the random cases.
+        #[arg(long, default_value_t = 20261201)]
+        seed: u64,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The TUI under a flood of log lines: ingest rate, frame time and log memory while
     /// synthetic command output streams through the live path into an off-screen terminal.
     Tui {
@@ -162,6 +177,9 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             json,
         }),
         BenchWhat::Replay(args) => replay(args),
+        BenchWhat::Reliability { quick, seed, json } => {
+            reliability(quick, seed, json, data_dir).await
+        }
         BenchWhat::Tui {
             lines,
             width,
@@ -420,5 +438,39 @@ fn replay(args: BenchReplayArgs) -> i32 {
             eprintln!("error: {e}");
             exit::ENVIRONMENT
         }
+    }
+}
+
+/// `aipc bench reliability`: exit 0 when every case held, 1 when one failed, 3 without the
+/// data directory or this binary's path.
+async fn reliability(quick: bool, seed: u64, json: bool, data_dir: Option<PathBuf>) -> i32 {
+    let data_dir = match crate::datadir::locate(data_dir.as_deref()) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("error: cannot find this binary's path: {e}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    let options = crate::bench::reliability::Options {
+        quick,
+        exe,
+        data_dir,
+        seed,
+    };
+    let table = crate::bench::reliability::run(&options).await;
+    if let Err(code) = print_json_or_text(&table, json, |t| t.to_text()) {
+        return code;
+    }
+    if table.failed == 0 {
+        0
+    } else {
+        1
     }
 }

@@ -6,10 +6,12 @@
 //!   is a terminal), and a run that is not batch (`--interactive` without a terminal) reads the
 //!   engineer's commands from stdin (the line console, [`crate::console`]).
 //! - `--json`: the events as JSON Lines on stdout ([`crate::json_stream`]).
-//! - Ctrl-C aborts the session (in the TUI, whose terminal is raw, it is a key instead).
+//! - SIGINT (Ctrl-C; in the TUI, whose terminal is raw, it is a key instead), SIGTERM and SIGHUP
+//!   abort the session ([`super::signals`]).
 //! - At the end, when asked: the outcome after the TUI closed (on stderr), and the report's
 //!   path on stdout (not with `--json`, whose stdout holds only the events).
 
+use super::signals;
 use crate::checkpoint::SessionRepo;
 use crate::engine::{Engine, RunOutcome};
 use crate::protocol::Command;
@@ -51,12 +53,7 @@ pub(crate) async fn drive(
     how: &DriveOptions,
 ) -> RunOutcome {
     let use_tui = !how.batch && std::io::stdout().is_terminal();
-    let ctrl_c = commands.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = ctrl_c.send(Command::Abort);
-        }
-    });
+    let stopped = signals::abort_on_signals(commands.clone());
     let json_stream = how.json_events.then(|| {
         let log = SessionPaths::from_dir(engine.session_dir()).events;
         tokio::spawn(json_stream::stream_events(
@@ -75,6 +72,7 @@ pub(crate) async fn drive(
             events: engine.subscribe(),
             commands: commands.clone(),
             session_dir: engine.session_dir().to_path_buf(),
+            stop: stopped,
             stage_diffs: Box::new(move |from, to| {
                 SessionRepo::open(&project, &session_id, &worktree, &[])
                     .and_then(|repo| repo.diff_commits(from, to))

@@ -27,6 +27,7 @@ mod rerun;
 mod resume;
 mod run;
 mod sessions;
+mod signals;
 mod toolchain;
 
 use crate::engine::exit;

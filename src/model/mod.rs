@@ -9,6 +9,7 @@
 
 pub mod describe;
 pub mod gguf;
+pub(crate) mod gguf_builder;
 pub mod llama;
 pub mod openai;
 pub mod recorded_replies;

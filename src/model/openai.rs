@@ -27,9 +27,9 @@
 //! happen even while bytes keep arriving.
 
 mod assemble;
-mod limits;
+pub(crate) mod limits;
 mod read;
-mod sse;
+pub(crate) mod sse;
 mod transport;
 mod wire;
 

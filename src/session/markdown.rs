@@ -137,7 +137,7 @@ impl Renderer<'_> {
             } => {
                 let _ = writeln!(
                     self.out,
-                    "- sandbox ({sandbox_chosen_by}): {sandbox_detail}\n- `ask` calls in batch: {}\n- toolbox `{toolbox}` sealed, sha256 `{}`",
+                    "- sandbox ({sandbox_chosen_by}): {sandbox_detail} `[{seq}]`\n- `ask` calls in batch: {}\n- toolbox `{toolbox}` sealed, sha256 `{}`",
                     if *approve_all { "approved (--approve-all)" } else { "denied" },
                     &toolbox_digest[..toolbox_digest.len().min(16)]
                 );

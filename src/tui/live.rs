@@ -13,6 +13,7 @@ use crate::protocol::Command;
 use anyhow::Context as _;
 use crossterm::event::{self, Event as TermEvent};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The shortest time between two frames.
@@ -55,13 +56,15 @@ pub fn ingest(
     }
 }
 
-/// Run until the engineer quits. `send` delivers a command to the engine (false: it is gone).
+/// Run until the engineer quits, or `stop` is set (a signal ended the session). `send`
+/// delivers a command to the engine (false: it is gone).
 pub fn run(
     term: &mut Term,
     source: &mut dyn EventSource,
     state: &mut TuiState,
     app: &mut App,
     send: &mut dyn FnMut(Command) -> bool,
+    stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
@@ -98,7 +101,7 @@ pub fn run(
                 app.flash = Some("the engine no longer takes commands".to_string());
             }
         }
-        if app.quit {
+        if app.quit || stop.load(Ordering::SeqCst) {
             return Ok(());
         }
         let second = wall_ms() / 1000;

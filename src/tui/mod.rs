@@ -52,6 +52,8 @@ pub struct LiveSession {
     pub session_dir: PathBuf,
     /// A stage's diff between two commits (git; computed on a worker thread).
     pub stage_diffs: StageDiffs,
+    /// Set when a signal aborted the session: the TUI closes and gives the terminal back.
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Run the TUI on the calling (blocking) thread until the engineer quits. If the TUI fails,
@@ -62,6 +64,7 @@ pub fn run_live(session: LiveSession) -> anyhow::Result<()> {
         commands,
         session_dir,
         stage_diffs,
+        stop,
     } = session;
     let log = logbuf::LogBuf::new(
         Some(session_dir.join(LOG_SPILL_FILE)),
@@ -72,7 +75,7 @@ pub fn run_live(session: LiveSession) -> anyhow::Result<()> {
     let mut source = source::LiveSource::spawn(events, session_dir.join("events.jsonl"));
     let result = terminal::Term::enter().and_then(|mut term| {
         let mut send = |command: Command| commands.send(command).is_ok();
-        live::run(&mut term, &mut source, &mut state, &mut app, &mut send)
+        live::run(&mut term, &mut source, &mut state, &mut app, &mut send, &stop)
     });
     if result.is_err() && state.finished.is_none() {
         let _ = commands.send(Command::Abort);
