@@ -33,6 +33,19 @@ pub enum ToolError {
 }
 
 impl ToolError {
+    /// A file that [`crate::safe_read`] would not read, named by its workspace-relative path:
+    /// not there or unreadable is an I/O error; not a regular file (a FIFO a command made) or
+    /// too large is an invalid path, saying what it is.
+    pub(crate) fn unreadable(path: &str, e: crate::safe_read::SafeReadError) -> Self {
+        match e.problem {
+            crate::safe_read::Problem::Io(source) => ToolError::io(path, source),
+            other => ToolError::InvalidPath {
+                path: path.to_string(),
+                reason: other.to_string(),
+            },
+        }
+    }
+
     /// Wrap an I/O error with the (workspace-relative) path it happened on.
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
         ToolError::Io {
