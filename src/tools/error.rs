@@ -20,6 +20,18 @@ pub enum ToolError {
     /// A write into the repository's `.git` directory.
     #[error("path `{path}` is inside .git; the repository's metadata cannot be written")]
     GitDir { path: String },
+    /// A path git cannot store (an alias of `.git`, a backslash, a control character): written,
+    /// it would make every commit of the session fail.
+    #[error(
+        "path `{path}` cannot be written: {problem}. Git cannot record such a name in the \
+         session's commits; nothing was written. Choose another name: not `.git` in any \
+         spelling (case, trailing dots or spaces, `git~1`, `:`), and without backslashes or \
+         control characters."
+    )]
+    GitName {
+        path: String,
+        problem: crate::git_name::NameProblem,
+    },
     /// The path does not exist.
     #[error("`{path}` does not exist")]
     NotFound { path: String },
