@@ -374,6 +374,7 @@ impl SessionView {
             | Event::EvidenceCollected { .. }
             | Event::AttemptCommitted { .. }
             | Event::ArtifactRecorded { .. }
+            | Event::FilesNotCommitted { .. }
             | Event::CheckpointMade { .. }
             | Event::StagePassed { .. }
             | Event::StageFailed { .. }
@@ -599,6 +600,7 @@ impl SessionView {
             | Event::ModelInvalidCall { .. }
             | Event::FileChanged { .. }
             | Event::AttemptCommitted { .. }
+            | Event::FilesNotCommitted { .. }
             | Event::BudgetRaised { .. }
             | Event::Paused { .. }
             | Event::Resumed
