@@ -92,13 +92,13 @@ pub fn project_config_path(project: &Path) -> PathBuf {
 
 /// Read one config file; a missing file is an empty one.
 pub fn read_file(path: &Path) -> Result<ConfigFile, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::safe_read::read_to_string(path, crate::safe_read::CONTRACT) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ConfigFile::default()),
+        Err(e) if e.is_not_found() => return Ok(ConfigFile::default()),
         Err(e) => {
             return Err(ConfigError::File {
                 path: path.to_path_buf(),
-                message: e.to_string(),
+                message: e.problem.to_string(),
             })
         }
     };

@@ -121,16 +121,16 @@ impl Classifier {
     /// Load `path` and the tables it includes; a missing `path` is an empty table, a missing
     /// included file is an error.
     pub fn load(path: &Path) -> Result<Self, SignatureError> {
-        match std::fs::read_to_string(path) {
+        match crate::safe_read::read_to_string(path, crate::safe_read::CONTRACT) {
             Ok(text) => {
                 let mut signatures = Vec::new();
                 load_into(path, &text, &mut vec![path.to_path_buf()], &mut signatures)?;
                 Ok(Classifier { signatures })
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) if e.is_not_found() => Ok(Self::default()),
             Err(e) => Err(SignatureError::Invalid {
                 file: path.display().to_string(),
-                message: e.to_string(),
+                message: format!("cannot read: {}", e.problem),
             }),
         }
     }
@@ -249,8 +249,8 @@ fn load_into(
                 target.display()
             )));
         }
-        let included = std::fs::read_to_string(&target)
-            .map_err(|e| invalid(format!("include \"{include}\" ({}): {e}", target.display())))?;
+        let included = crate::safe_read::read_to_string(&target, crate::safe_read::CONTRACT)
+            .map_err(|e| invalid(format!("include \"{include}\": {e}")))?;
         chain.push(target.clone());
         load_into(&target, &included, chain, out)?;
         chain.pop();

@@ -44,6 +44,9 @@
 //! - [`config`]: settings from ~/.config/aipc/config.toml, <project>/.aipc/config.toml, AIPC_*.
 //! - [`datadir`]: where prompts, skills and the toolbox are found (or extracted from the binary).
 //! - [`build_info`]: version, commit, profile, target CPU and llama.cpp of this build.
+//! - `safe_read`: reading a file only if it is a regular one, up to a size cap (no FIFO,
+//!   device or directory is read; nothing is read until memory runs out).
+//! - `git_name`: which file names git can store, and which alias `.git`.
 pub mod bench;
 pub mod build_info;
 pub mod checkpoint;
@@ -57,6 +60,7 @@ pub(crate) mod doctor;
 pub mod engine;
 pub mod evidence;
 pub(crate) mod file_diff;
+pub(crate) mod git_name;
 pub(crate) mod json_stream;
 pub(crate) mod junit;
 pub mod model;
@@ -66,6 +70,7 @@ pub mod protocol;
 pub(crate) mod report;
 pub(crate) mod rerun;
 pub mod resume;
+pub(crate) mod safe_read;
 pub mod sandbox;
 pub mod session;
 pub(crate) mod setup;

@@ -201,6 +201,17 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             "    artifact {path} ({bytes} bytes, sha256 {})",
             sha256.get(..12).unwrap_or(sha256)
         ),
+        Event::FilesNotCommitted { files, .. } => format!(
+            "    not committed (git cannot store these names): {}",
+            clip(
+                &files
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                160
+            )
+        ),
         Event::CheckpointMade { tag, .. } => format!("  checkpoint {tag}"),
         Event::StagePassed {
             stage,

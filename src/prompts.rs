@@ -3,7 +3,7 @@
 
 use minijinja::Environment;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The templates the engine needs; loading fails early if one is missing.
 pub const REQUIRED: &[&str] = &[
@@ -17,10 +17,10 @@ pub const REQUIRED: &[&str] = &[
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
-    #[error("cannot read prompt template {path}: {source}; is the aipc data directory complete (set AIPC_DATA_DIR)?")]
+    #[error("prompt template: {source}; is the aipc data directory complete (set AIPC_DATA_DIR)?")]
     Read {
-        path: PathBuf,
-        source: std::io::Error,
+        #[source]
+        source: crate::safe_read::SafeReadError,
     },
     #[error("prompt template {name} does not parse: {source}")]
     Parse {
@@ -54,10 +54,8 @@ impl Prompts {
         env.set_keep_trailing_newline(true);
         for name in REQUIRED {
             let path = dir.join(name);
-            let source = std::fs::read_to_string(&path).map_err(|source| PromptError::Read {
-                path: path.clone(),
-                source,
-            })?;
+            let source = crate::safe_read::read_to_string(&path, crate::safe_read::PROMPT)
+                .map_err(|source| PromptError::Read { source })?;
             env.add_template_owned(name.to_string(), source)
                 .map_err(|source| PromptError::Parse {
                     name: name.to_string(),

@@ -276,6 +276,15 @@ pub struct FileDiff {
     pub removed: usize,
 }
 
+/// A file (or folder) a session commit left out because git cannot store its name.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NotCommitted {
+    /// Path relative to the worktree.
+    pub path: String,
+    /// Why git cannot store it (e.g. "`.GIT` is git's own metadata directory …").
+    pub reason: String,
+}
+
 /// Everything the engine says.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -452,6 +461,13 @@ pub enum Event {
         sha256: String,
         bytes: u64,
     },
+    /// A commit of the stage's work left out files whose names git cannot store (an alias of
+    /// `.git` such as `.GIT/config`, made by a command): they stay in the worktree, outside the
+    /// session's history, and the session goes on.
+    FilesNotCommitted {
+        stage: String,
+        files: Vec<NotCommitted>,
+    },
     CheckpointMade {
         stage: String,
         commit: String,
@@ -573,6 +589,7 @@ impl Event {
             Event::EvidenceCollected { .. } => "evidence_collected",
             Event::AttemptCommitted { .. } => "attempt_committed",
             Event::ArtifactRecorded { .. } => "artifact_recorded",
+            Event::FilesNotCommitted { .. } => "files_not_committed",
             Event::CheckpointMade { .. } => "checkpoint_made",
             Event::StagePassed { .. } => "stage_passed",
             Event::StageFailed { .. } => "stage_failed",

@@ -10,7 +10,12 @@
 //!   strings) and `allowed-tools` (space-separated string, or a list). Any other key is an error.
 //! - The body (after the front matter) has at most [`MAX_BODY_LINES`] lines.
 //! - Files under `scripts/` and `references/` are listed as the skill's bundled files.
+//!
+//! Every folder of a skills directory is a skill (except hidden ones, `.name`): a folder whose
+//! `SKILL.md` is missing, unreadable (not a regular file, over [`safe_read::SKILL`]) or broken
+//! is an error naming the file, never a skill silently left out.
 
+use crate::safe_read::{self, SafeReadError};
 use serde_norway::{Mapping, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +49,15 @@ pub enum SkillError {
         #[source]
         source: std::io::Error,
     },
+    /// A skill folder without its `SKILL.md`.
+    #[error(
+        "{path}: missing; every folder in a skills directory is a skill and needs a SKILL.md \
+         (add it, or move the folder out)"
+    )]
+    Missing { path: PathBuf },
+    /// A `SKILL.md` that is not a regular file or is too large.
+    #[error("{0}")]
+    Unreadable(#[from] SafeReadError),
     /// A `SKILL.md` breaks the format; `message` says what is wrong and how to fix it.
     #[error("{path}:{line}: {message}")]
     Invalid {
@@ -79,8 +93,9 @@ pub struct SkillSet {
 }
 
 impl SkillSet {
-    /// Load every subfolder of `dir` that holds a `SKILL.md`. A missing `dir` gives an empty
-    /// set; any bad skill is an error naming `<dir>/<name>/SKILL.md:<line>`.
+    /// Load every subfolder of `dir` (following symlinks; hidden `.name` folders and plain files
+    /// are not skills). A missing `dir` gives an empty set; any bad skill, including a folder
+    /// without a readable `SKILL.md`, is an error naming `<dir>/<name>/SKILL.md[:<line>]`.
     pub fn load_dir(dir: &Path) -> Result<SkillSet, SkillError> {
         let io = |path: &Path, source| SkillError::Io {
             path: path.to_path_buf(),
@@ -93,8 +108,14 @@ impl SkillSet {
         };
         let mut folders = Vec::new();
         for entry in entries {
-            let path = entry.map_err(|e| io(dir, e))?.path();
-            if path.is_dir() && path.join("SKILL.md").is_file() {
+            let entry = entry.map_err(|e| io(dir, e))?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            // Followed: a symlinked skill folder is a skill; a broken symlink an error.
+            let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
+            if meta.is_dir() {
                 folders.push(path);
             }
         }
@@ -161,9 +182,12 @@ impl SkillSet {
 /// Load and check the skill in `folder` (which holds `SKILL.md`).
 pub fn load_skill(folder: &Path) -> Result<Skill, SkillError> {
     let path = folder.join("SKILL.md");
-    let text = std::fs::read_to_string(&path).map_err(|source| SkillError::Io {
-        path: path.clone(),
-        source,
+    let text = safe_read::read_to_string(&path, safe_read::SKILL).map_err(|e| {
+        if e.is_not_found() {
+            SkillError::Missing { path: path.clone() }
+        } else {
+            SkillError::Unreadable(e)
+        }
     })?;
     let folder_name = folder
         .file_name()

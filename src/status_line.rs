@@ -91,6 +91,7 @@ impl StatusLine {
             | Event::EvidenceCollected { .. }
             | Event::AttemptCommitted { .. }
             | Event::ArtifactRecorded { .. }
+            | Event::FilesNotCommitted { .. }
             | Event::CheckpointMade { .. }
             | Event::StagePassed { .. }
             | Event::StageFailed { .. }

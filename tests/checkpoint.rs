@@ -214,7 +214,7 @@ fn dirty_git_project_is_never_touched() {
     // Attempts, checkpoints, a rollback, a re-done stage.
     write(&wt.join("src/export.py"), "export\n");
     write(&wt.join("model.onnx"), "onnx bytes");
-    let c1 = s.commit_all("attempt 1").unwrap().unwrap();
+    let c1 = s.commit_all("attempt 1").unwrap().commit.unwrap();
     assert_eq!(c1.files_changed, 1);
     let (tag, at) = s.tag_checkpoint("export").unwrap();
     assert_eq!(
@@ -222,14 +222,14 @@ fn dirty_git_project_is_never_touched() {
         ("aipc/s1/export", c1.commit.as_str())
     );
     write(&wt.join("src/model.py"), "v2\n");
-    let c2 = s.commit_all("attempt 2").unwrap().unwrap();
+    let c2 = s.commit_all("attempt 2").unwrap().commit.unwrap();
     s.tag_checkpoint("quantize").unwrap();
     let rb = s.rollback_to("aipc/s1/export").unwrap();
     assert_eq!(rb.previous_head, c2.commit);
     assert_eq!(rb.commit, c1.commit);
     assert_eq!(read(&wt.join("src/model.py")), "v1 dirty\n");
     write(&wt.join("src/model.py"), "v3\n");
-    let c3 = s.commit_all("attempt 3").unwrap().unwrap();
+    let c3 = s.commit_all("attempt 3").unwrap().commit.unwrap();
     let (_, redone) = s.tag_checkpoint("quantize").unwrap();
     assert_eq!(redone, c3.commit);
 
@@ -284,7 +284,7 @@ fn clean_git_project_bases_on_head_even_with_tracked_ignored_files() {
     assert_eq!(s.base_commit(), head.to_string());
     assert_eq!(s.head().unwrap(), head.to_string());
     assert_eq!(read(&s.worktree().join("weights.bin")), "w");
-    assert_eq!(s.commit_all("nothing").unwrap(), None);
+    assert_eq!(s.commit_all("nothing").unwrap().commit, None);
 }
 
 #[test]
@@ -326,7 +326,7 @@ fn non_git_project_works_and_only_aipc_appears() {
     assert_eq!(base.parent_count(), 0);
 
     write(&wt.join("train.py"), "train v2\n");
-    let c = s.commit_all("attempt").unwrap().unwrap();
+    let c = s.commit_all("attempt").unwrap().commit.unwrap();
     assert_eq!(c.diffs.len(), 1);
     s.tag_checkpoint("export").unwrap();
     let reopened = SessionRepo::open(&root, "p1", &wt, &globs()).unwrap();
@@ -351,7 +351,7 @@ fn artifacts_are_listed_not_committed() {
     write(&wt.join("model.onnx"), "onnx-bytes");
     write(&wt.join("out/model.pte"), "pte");
     write(&wt.join("m.py"), "m2\n");
-    let c = s.commit_all("export").unwrap().unwrap();
+    let c = s.commit_all("export").unwrap().commit.unwrap();
     assert_eq!(c.files_changed, 1);
     assert_eq!(c.diffs[0].path, "m.py");
     let repo = Repository::open(&wt).unwrap();
@@ -372,7 +372,7 @@ fn artifacts_are_listed_not_committed() {
     );
     // Only artifacts changed: nothing to commit; git sees only the artifacts as untracked.
     write(&wt.join("model.onnx"), "onnx-bytes v2");
-    assert_eq!(s.commit_all("again").unwrap(), None);
+    assert_eq!(s.commit_all("again").unwrap().commit, None);
     let mut status: Vec<String> = git(&wt, &["status", "--porcelain"])
         .lines()
         .map(String::from)
@@ -386,9 +386,9 @@ fn deletion_is_committed_and_nothing_changed_is_none() {
     let (_d, root) = tempdir();
     user_repo(&root, &[("keep.py", "k\n"), ("gone.py", "g1\ng2\n")]);
     let s = SessionRepo::create(&root, "d", &session_dir(&root, "d"), &globs()).unwrap();
-    assert_eq!(s.commit_all("nothing yet").unwrap(), None);
+    assert_eq!(s.commit_all("nothing yet").unwrap().commit, None);
     fs::remove_file(s.worktree().join("gone.py")).unwrap();
-    let c = s.commit_all("delete").unwrap().unwrap();
+    let c = s.commit_all("delete").unwrap().commit.unwrap();
     assert_eq!(c.files_changed, 1);
     assert_eq!(c.diffs[0].path, "gone.py");
     assert_eq!((c.diffs[0].added, c.diffs[0].removed), (0, 2));
@@ -397,7 +397,7 @@ fn deletion_is_committed_and_nothing_changed_is_none() {
     let tree = repo.head().unwrap().peel_to_tree().unwrap();
     assert!(tree.get_path(Path::new("gone.py")).is_err());
     assert!(tree.get_path(Path::new("keep.py")).is_ok());
-    assert_eq!(s.commit_all("still nothing").unwrap(), None);
+    assert_eq!(s.commit_all("still nothing").unwrap().commit, None);
     assert_eq!(git(s.worktree(), &["status", "--porcelain"]), "");
 }
 
@@ -408,11 +408,11 @@ fn rollback_restores_content_and_removes_later_files() {
     let s = SessionRepo::create(&root, "r", &session_dir(&root, "r"), &globs()).unwrap();
     let wt = s.worktree().to_path_buf();
     write(&wt.join("a.py"), "a2\n");
-    s.commit_all("stage 1").unwrap().unwrap();
+    s.commit_all("stage 1").unwrap().commit.unwrap();
     let (tag, at) = s.tag_checkpoint("one").unwrap();
     write(&wt.join("a.py"), "a3\n");
     write(&wt.join("new/b.py"), "b\n");
-    let later = s.commit_all("stage 2").unwrap().unwrap();
+    let later = s.commit_all("stage 2").unwrap().commit.unwrap();
     write(&wt.join("model.onnx"), "artifact");
     write(&wt.join("run.log"), "ignored");
 
@@ -448,7 +448,7 @@ fn project_in_a_subdirectory_of_the_repo() {
     assert_eq!(read(&s.project_dir().join("wip.py")), "wip\n");
     assert_eq!(read(&wt.join("other/lib.py")), "l\n");
     write(&s.project_dir().join("export.py"), "e\n");
-    let c = s.commit_all("attempt").unwrap().unwrap();
+    let c = s.commit_all("attempt").unwrap().commit.unwrap();
     assert_eq!(c.diffs[0].path, "proj/export.py");
     let reopened = SessionRepo::open(&project, "sub", &wt, &globs()).unwrap();
     assert_eq!(reopened.project_dir(), wt.join("proj"));
@@ -472,7 +472,7 @@ fn uncommitted_diffs_show_a_human_edit_without_committing() {
     assert_eq!(d[0].path, "m.py");
     assert!(d[0].unified.contains("-b\n+B\n"), "{}", d[0].unified);
     assert_eq!(s.head().unwrap(), head);
-    let c = s.commit_all("takeover").unwrap().unwrap();
+    let c = s.commit_all("takeover").unwrap().commit.unwrap();
     assert_eq!(c.diffs, d);
     assert!(s.uncommitted_diffs().unwrap().is_empty());
 }
@@ -484,7 +484,7 @@ fn diff_commits_between_checkpoint_and_head() {
     let s = SessionRepo::create(&root, "dc", &session_dir(&root, "dc"), &globs()).unwrap();
     let (tag, _) = s.tag_checkpoint("base").unwrap();
     write(&s.worktree().join("m.py"), "2\n");
-    s.commit_all("x").unwrap().unwrap();
+    s.commit_all("x").unwrap().commit.unwrap();
     let d = s.diff_commits(&tag, "HEAD").unwrap();
     assert_eq!(d.len(), 1);
     assert_eq!((d[0].added, d[0].removed), (1, 1));
@@ -522,7 +522,7 @@ fn exec_bit_and_symlinks_survive_into_the_worktree() {
         PathBuf::from("run.sh")
     );
     fs::set_permissions(wt.join("run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
-    let c = s.commit_all("chmod").unwrap().unwrap();
+    let c = s.commit_all("chmod").unwrap().commit.unwrap();
     assert_eq!(c.diffs[0].unified, "old mode 100755\nnew mode 100644\n");
 }
 
@@ -563,7 +563,7 @@ fn two_sessions_in_one_project_stay_apart() {
     write(&root.join("dirty.py"), "d\n");
     let a = SessionRepo::create(&root, "a", &session_dir(&root, "a"), &globs()).unwrap();
     write(&a.worktree().join("only_a.py"), "a\n");
-    a.commit_all("a1").unwrap().unwrap();
+    a.commit_all("a1").unwrap().commit.unwrap();
     let b = SessionRepo::create(&root, "b", &session_dir(&root, "b"), &globs()).unwrap();
     let repo = Repository::open(&root).unwrap();
     let b_tree = repo
@@ -584,4 +584,154 @@ fn two_sessions_in_one_project_stay_apart() {
     b.tag_checkpoint("export").unwrap();
     assert!(a.checkpoints().unwrap().is_empty());
     assert_eq!(b.checkpoints().unwrap().len(), 1);
+}
+
+/// Names git cannot store (aliases of `.git`, backslashes, control characters).
+const GIT_REFUSES: &[&str] = &[
+    ".GIT/config",
+    ".Git/hooks/pre-commit",
+    ".git./x",
+    ".git /x",
+    "sub/.GiT",
+    "sub/.git/config",
+    "git~1/config",
+    ".git::$INDEX_ALLOCATION/x",
+    ".git:stream",
+    ".g\u{200c}it/config",
+    ".git\u{feff}",
+    "a\\b.py",
+    "x\u{1}y.py",
+];
+
+/// The file tools refuse every such name before writing anything, say why and what to do, and
+/// the session's commits keep working.
+#[tokio::test]
+async fn file_tools_refuse_names_git_cannot_store_and_write_nothing() {
+    use aipc::tools::{execute, ToolContext, Workspace};
+    use serde_json::json;
+    let (_d, root) = tempdir();
+    user_repo(&root, &[("src/model.py", "v1\n")]);
+    let wt = session_dir(&root, "names");
+    let s = SessionRepo::create(&root, "names", &wt, &globs()).unwrap();
+    fs::create_dir_all(wt.join("sub")).unwrap();
+    let ws = Workspace::new(&s.project_dir()).unwrap();
+    let on_output = |_: aipc::protocol::OutputStream, _: &str| {};
+    let skills = |_: &str| -> Result<String, String> { Err("none".into()) };
+    let ctx = ToolContext {
+        workspace: &ws,
+        cancel: tokio_util::sync::CancellationToken::new(),
+        on_output: &on_output,
+        load_skill: &skills,
+        run_timeout: std::time::Duration::from_secs(30),
+        env: &[],
+        env_remove: &[],
+    };
+    let before = files(&wt);
+    for name in GIT_REFUSES {
+        for (tool, args) in [
+            ("write_file", json!({ "path": name, "content": "[core]\n" })),
+            (
+                "edit_file",
+                json!({ "path": name, "search": "a", "replace": "b" }),
+            ),
+            (
+                "apply_patch",
+                json!({ "patch": format!("--- /dev/null\n+++ b/{name}\n@@ -0,0 +1 @@\n+x\n") }),
+            ),
+        ] {
+            let r = execute(tool, &args, &ctx).await;
+            assert!(!r.ok, "{tool} {name:?}: {}", r.observation);
+            assert!(r.diffs.is_empty(), "{tool} {name:?}");
+            let o = &r.observation;
+            assert!(
+                (o.contains("cannot be written") && o.contains("Choose another name"))
+                    || o.contains("inside .git"),
+                "{tool} {name:?}: {o}"
+            );
+        }
+    }
+    assert_eq!(files(&wt), before, "a refused call wrote something");
+
+    // The session goes on: an ordinary file is written and committed.
+    let r = execute(
+        "write_file",
+        &json!({ "path": "src/export.py", "content": "e\n" }),
+        &ctx,
+    )
+    .await;
+    assert!(r.ok, "{}", r.observation);
+    let outcome = s.commit_all("attempt").unwrap();
+    assert!(outcome.left_out.is_empty(), "{:?}", outcome.left_out);
+    assert_eq!(outcome.commit.unwrap().files_changed, 1);
+    assert_eq!(git(&wt, &["status", "--porcelain"]), "");
+}
+
+/// A command (not a tool) that makes `.GIT/config` and friends in the worktree: the commit
+/// leaves them out and lists them instead of failing, and the session can still be reopened
+/// (resume), committed, rolled back and read by git.
+#[test]
+fn commits_leave_out_names_git_cannot_store_instead_of_failing() {
+    let (_d, root) = tempdir();
+    user_repo(&root, &[("a.py", "a1\n")]);
+    let wt = session_dir(&root, "alias");
+    let s = SessionRepo::create(&root, "alias", &wt, &globs()).unwrap();
+    write(&wt.join("a.py"), "a2\n");
+    s.commit_all("stage 1").unwrap().commit.unwrap();
+    s.tag_checkpoint("one").unwrap();
+
+    for (path, content) in [
+        (".GIT/config", "[core]\n"),
+        ("sub/.GiT/x", "x"),
+        (".git./x", "x"),
+        (".git /x", "x"),
+        ("git~1", "x"),
+        (".g\u{200c}it", "x"),
+    ] {
+        write(&wt.join(path), content);
+    }
+    // Only the aliases changed: no commit, and they are listed.
+    let outcome = s.commit_all("only aliases").unwrap();
+    assert_eq!(outcome.commit, None);
+    let left: Vec<_> = outcome.left_out.iter().map(|l| l.path.as_str()).collect();
+    assert_eq!(
+        left,
+        vec![
+            ".GIT",
+            ".git ",
+            ".git.",
+            ".g\u{200c}it",
+            "git~1",
+            "sub/.GiT"
+        ]
+    );
+    assert!(
+        outcome.left_out[0]
+            .reason
+            .contains("git's own metadata directory"),
+        "{:?}",
+        outcome.left_out[0]
+    );
+    // With a real change: committed, the aliases still left out.
+    write(&wt.join("b.py"), "b\n");
+    let outcome = s.commit_all("attempt").unwrap();
+    let c = outcome.commit.unwrap();
+    assert_eq!(c.files_changed, 1);
+    assert_eq!(outcome.left_out.len(), 6);
+    let repo = Repository::open(&wt).unwrap();
+    let tree = repo.head().unwrap().peel_to_tree().unwrap();
+    let names: Vec<_> = tree.iter().map(|e| e.name().unwrap().to_string()).collect();
+    assert_eq!(names, vec!["a.py", "b.py"]);
+    // git itself reads the session's history.
+    git(&wt, &["fsck", "--no-dangling"]);
+    git(&wt, &["log", "--oneline"]);
+
+    // Reopened, as `aipc resume` does: the interrupted work is committed, then reset.
+    let reopened = SessionRepo::open(&root, "alias", &wt, &globs()).unwrap();
+    write(&wt.join("c.py"), "c\n");
+    let outcome = reopened.commit_all("interrupted work").unwrap();
+    assert!(outcome.commit.is_some());
+    reopened.rollback_to("one").unwrap();
+    assert!(!wt.join("b.py").exists());
+    assert!(wt.join(".GIT/config").exists(), "untracked files stay");
+    assert!(reopened.uncommitted_diffs().unwrap().is_empty());
 }

@@ -757,3 +757,51 @@ async fn the_same_call_with_the_same_result_three_times_ends_the_attempt_and_run
     );
     assert_eq!(export_calls.len(), 3);
 }
+
+/// A command that makes `.GIT/config` (a name git cannot store) in the worktree: the attempt's
+/// commit leaves it out and says so, instead of failing the session; the model's own write of
+/// such a name (`write_file` is denied in this stage: `apply_patch`) is refused.
+#[tokio::test]
+async fn a_git_alias_made_by_a_command_is_left_out_of_the_commits() {
+    let project = git_project();
+    let make_alias =
+        r#"{"tool": "run", "args": {"command": "mkdir -p .GIT && echo x > .GIT/config"}}"#;
+    let write_alias = r#"{"tool": "apply_patch", "args": {"patch": "--- /dev/null\n+++ b/sub/.GiT/config\n@@ -0,0 +1 @@\n+x\n"}}"#;
+    let script = script(&[
+        EXPORT,
+        FINISH,
+        make_alias,
+        write_alias,
+        RELU_TO_TANH,
+        FINISH,
+    ]);
+    let harness = engine(project.path(), &script, batch());
+    let session_id = harness.session_id.clone();
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+
+    let refused = find(&events, |e| {
+        matches!(e, Event::ToolCallFinished { ok: false, observation, .. }
+            if observation.contains("cannot be written"))
+    });
+    assert_eq!(refused.len(), 1, "{:?}", kinds(&events));
+    let left_out = find(&events, |e| matches!(e, Event::FilesNotCommitted { .. }));
+    assert_eq!(left_out.len(), 1, "{left_out:?}");
+    let Event::FilesNotCommitted { stage, files } = left_out[0] else {
+        unreachable!()
+    };
+    assert_eq!(stage, "validate");
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].path, ".GIT");
+    assert!(files[0].reason.contains(".git"), "{:?}", files[0]);
+    // The attempt was committed without it.
+    let repo = git2::Repository::open(project.path()).unwrap();
+    let tip = repo
+        .find_branch(&format!("aipc/{session_id}"), git2::BranchType::Local)
+        .unwrap()
+        .get()
+        .peel_to_tree()
+        .unwrap();
+    assert!(tip.get_name(".GIT").is_none());
+    assert!(tip.get_name("export.py").is_some());
+}

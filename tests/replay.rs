@@ -330,3 +330,85 @@ fn bench_replay_reports_figures_against_the_targets() {
     assert!(stdout.contains("target <= 100 ms"), "{stdout}");
     assert!(stdout.contains("controller seek (200 random"), "{stdout}");
 }
+
+/// Run `aipc args…` and wait at most 20 seconds: a command that hangs fails the test (and is
+/// killed) instead of hanging it.
+fn run_bounded(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let mut child = aipc()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            return (status.code(), stderr);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("aipc {args:?} still running after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A session whose `events.jsonl` (or `meta.json`) is a FIFO, `/dev/zero` or a symlink to it:
+/// every command that reads a session exits 2 with a message naming the file, quickly, instead
+/// of waiting for a writer forever or reading until memory runs out.
+#[test]
+fn a_fifo_or_a_device_as_a_session_file_exits_2_without_hanging() {
+    let project = tempfile::tempdir().unwrap();
+    let dir = project.path().join(".aipc/sessions/20260101-000000-bad0");
+    std::fs::create_dir_all(&dir).unwrap();
+    let events = dir.join("events.jsonl");
+    let meta = dir.join("meta.json");
+    let commands: [&[&str]; 5] = [
+        &["replay", "--batch"],
+        &["sessions", "show"],
+        &["sessions", "export"],
+        &["rerun"],
+        &["resume", "--batch"],
+    ];
+    type Make = fn(&Path);
+    let fifo: Make = |p| nix::unistd::mkfifo(p, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let dev_zero_link: Make = |p| std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+    for (what, make, needle) in [
+        ("a FIFO", fifo, "FIFO (named pipe), not a regular file"),
+        (
+            "/dev/zero",
+            dev_zero_link,
+            "character device, not a regular file",
+        ),
+    ] {
+        for (file, other) in [(&events, &meta), (&meta, &events)] {
+            let _ = std::fs::remove_file(&events);
+            let _ = std::fs::remove_file(&meta);
+            make(file);
+            if other == &events {
+                std::fs::write(other, "").unwrap();
+            }
+            for args in commands {
+                let mut all: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+                all.push(dir.as_os_str());
+                let (code, stderr) = run_bounded(&all);
+                assert_eq!(code, Some(2), "{what} as {file:?}, {args:?}: {stderr}");
+                assert!(
+                    stderr.contains(&file.display().to_string()) && stderr.contains(needle),
+                    "{what} as {file:?}, {args:?}: {stderr}"
+                );
+            }
+            // Listing the project's sessions says what is wrong with this one, and goes on.
+            let (code, stderr) = run_bounded(&[
+                "sessions".as_ref(),
+                "list".as_ref(),
+                project.path().as_os_str(),
+            ]);
+            assert_eq!(code, Some(0), "{what} as {file:?}, list: {stderr}");
+        }
+    }
+}

@@ -42,8 +42,9 @@ fn valid_skill_with_bundled_files() {
     std::fs::write(dir.join("scripts/export.py"), "print()").unwrap();
     std::fs::write(dir.join("references/ops/list.md"), "ops").unwrap();
     std::fs::write(dir.join("other/ignored.txt"), "x").unwrap();
-    // A folder without SKILL.md is not a skill; a missing dir is an empty set.
-    std::fs::create_dir_all(root.path().join("not-a-skill")).unwrap();
+    // A hidden folder and a plain file are not skills; a missing dir is an empty set.
+    std::fs::create_dir_all(root.path().join(".cache/x")).unwrap();
+    std::fs::write(root.path().join("README.md"), "skills").unwrap();
 
     let set = SkillSet::load_dir(root.path()).unwrap();
     assert_eq!(set.names(), vec!["onnx-export"]);
@@ -170,4 +171,91 @@ fn merge_later_wins_and_render_for_model() {
     assert!(err.contains("unknown skill `tensorrt`"), "{err}");
     assert!(err.contains("onnx-export, rknn-quantize"), "{err}");
     assert!(SkillSet::default().render_for_model("x").is_err());
+}
+
+/// A skill folder that is broken in a way the loader used to skip without a word: the error
+/// names the `SKILL.md` and says what is wrong.
+#[test]
+fn a_broken_skill_folder_is_an_error_naming_its_file() {
+    let root = tempfile::tempdir().unwrap();
+    write_skill(root.path(), "good", &valid("good"));
+    let folder = root.path().join("broken");
+    let skill_md = folder.join("SKILL.md");
+    std::fs::create_dir_all(&folder).unwrap();
+
+    // No SKILL.md at all.
+    let err = SkillSet::load_dir(root.path()).unwrap_err();
+    assert!(matches!(err, SkillError::Missing { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(&format!("{}: missing", skill_md.display())),
+        "{msg}"
+    );
+    assert!(msg.contains("add it, or move the folder out"), "{msg}");
+
+    // SKILL.md is a folder, or a FIFO (which must not block the load).
+    std::fs::create_dir(&skill_md).unwrap();
+    let err = SkillSet::load_dir(root.path()).unwrap_err();
+    assert!(matches!(err, SkillError::Unreadable(_)), "{err}");
+    assert!(err.to_string().contains("it is a directory"), "{err}");
+    std::fs::remove_dir(&skill_md).unwrap();
+    nix::unistd::mkfifo(&skill_md, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let path = root.path().to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(SkillSet::load_dir(&path).map(|s| s.len()));
+    });
+    let err = rx
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("loading a FIFO SKILL.md blocked")
+        .unwrap_err();
+    assert!(
+        err.to_string().contains(&skill_md.display().to_string()),
+        "{err}"
+    );
+    assert!(err.to_string().contains("FIFO"), "{err}");
+    std::fs::remove_file(&skill_md).unwrap();
+
+    // Too large.
+    std::fs::write(&skill_md, "x".repeat(2 << 20)).unwrap();
+    let err = SkillSet::load_dir(root.path()).unwrap_err();
+    assert!(err.to_string().contains("over the limit"), "{err}");
+
+    // Bad front matter.
+    std::fs::write(&skill_md, "no front matter\n").unwrap();
+    let err = SkillSet::load_dir(root.path()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{}:1:", skill_md.display())),
+        "{err}"
+    );
+
+    // A broken symlink in place of a skill folder.
+    std::fs::remove_dir_all(&folder).unwrap();
+    std::os::unix::fs::symlink(root.path().join("nowhere"), &folder).unwrap();
+    let err = SkillSet::load_dir(root.path()).unwrap_err();
+    assert!(
+        err.to_string().contains(&folder.display().to_string()),
+        "{err}"
+    );
+
+    // Fixed: the good skill loads.
+    std::fs::remove_file(&folder).unwrap();
+    assert_eq!(
+        SkillSet::load_dir(root.path()).unwrap().names(),
+        vec!["good"]
+    );
+}
+
+/// Every folder of the shipped `skills/` is a valid skill.
+#[test]
+fn the_shipped_skills_all_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let folders = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().is_dir())
+        .count();
+    let set = SkillSet::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(set.len(), folders);
+    assert!(folders > 0);
 }

@@ -907,3 +907,41 @@ fn every_tool_has_a_compact_schema() {
         );
     }
 }
+
+/// A FIFO in the workspace (a command can make one): reading it, or writing over it, is
+/// refused at once instead of blocking the session forever.
+#[test]
+fn a_fifo_in_the_workspace_is_refused_not_waited_on() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    // On a thread of its own: a blocking read would block any runtime it ran on, and the
+    // test must fail, not hang.
+    std::thread::spawn(move || {
+        let h = Harness::new();
+        nix::unistd::mkfifo(&h.path("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for (tool, args) in [
+            ("read_file", json!({ "path": "pipe" })),
+            ("write_file", json!({ "path": "pipe", "content": "x" })),
+            (
+                "edit_file",
+                json!({ "path": "pipe", "search": "a", "replace": "b" }),
+            ),
+        ] {
+            let r = runtime.block_on(h.call(tool, args));
+            let _ = tx.send((tool, r.ok, r.observation));
+        }
+    });
+    for _ in 0..3 {
+        let (tool, ok, observation) = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a tool call blocked on a FIFO");
+        assert!(!ok, "{tool}: {observation}");
+        assert!(
+            observation.contains("FIFO (named pipe), not a regular file"),
+            "{tool}: {observation}"
+        );
+    }
+}

@@ -12,7 +12,8 @@
 //! - `locate`: which repository a project's sessions live in.
 //! - `snapshot`: the base commit, a snapshot of the user's working tree.
 //! - `worktree`: the branch, the git worktree and the base record.
-//! - `scan`: a directory as a flat tree, the way `git add -A` sees it.
+//! - `scan`: a directory as a flat tree, the way `git add -A` sees it (names git cannot store
+//!   left out and listed).
 //! - `tree`: flat trees read from and written as git trees.
 //! - `changes`: diffs between flat trees.
 //! - `commit`: commits as `aipc <aipc@localhost>`.
@@ -38,4 +39,5 @@ mod worktree;
 
 pub use artifacts::Artifact;
 pub use error::CheckpointError;
-pub use session::{has_commit, CommitInfo, RollbackInfo, SessionRepo};
+pub use scan::LeftOut;
+pub use session::{has_commit, CommitInfo, CommitOutcome, RollbackInfo, SessionRepo};

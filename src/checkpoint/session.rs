@@ -10,7 +10,7 @@ use super::locate::{canonical, locate};
 use super::names::{
     branch_name, branch_ref, tag_name, tag_ref_prefix, validate_session_id, validate_stage,
 };
-use super::scan::{scan, Store};
+use super::scan::{scan, LeftOut, Store};
 use super::snapshot::snapshot;
 use super::tree::{read_commit_tree, read_tree, write_tree};
 use super::worktree::{add_worktree, preflight, read_base};
@@ -27,6 +27,17 @@ pub struct CommitInfo {
     /// Paths added, modified (content or mode) or deleted.
     pub files_changed: usize,
     pub diffs: Vec<FileDiff>,
+}
+
+/// What [`SessionRepo::commit_all`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommitOutcome {
+    /// The commit, `None` when nothing that can be committed changed.
+    pub commit: Option<CommitInfo>,
+    /// Files and folders of the worktree git cannot store under their names (an alias of
+    /// `.git` such as `.GIT/config`, a name that is not UTF-8): not in the commit, still in
+    /// the worktree. Listed on every commit while they are there.
+    pub left_out: Vec<LeftOut>,
 }
 
 /// The result of a rollback.
@@ -217,21 +228,26 @@ impl SessionRepo {
     }
 
     /// Commit everything that changed in the worktree (new, modified, deleted files; respecting
-    /// `.gitignore`; skipping untracked artifacts and `.aipc/`). `None` when nothing changed.
-    pub fn commit_all(&self, message: &str) -> Result<Option<CommitInfo>, CheckpointError> {
+    /// `.gitignore`; skipping untracked artifacts and `.aipc/`). No commit when nothing changed.
+    /// A file whose name git cannot store does not fail the commit: it is left out, and listed.
+    pub fn commit_all(&self, message: &str) -> Result<CommitOutcome, CheckpointError> {
         let repo = self.repo()?;
         self.check_branch(&repo)?;
         let head = self.head_of(&repo)?;
         let before = read_commit_tree(Some(&head))?;
-        let after = scan(
+        let scanned = scan(
             &self.worktree,
             &before,
             &self.artifacts,
             Store::Write(&repo),
         )?;
+        let (after, left_out) = (scanned.tree, scanned.left_out);
         let tree_id = write_tree(&repo, &after)?;
         if tree_id == head.tree_id() {
-            return Ok(None);
+            return Ok(CommitOutcome {
+                commit: None,
+                left_out,
+            });
         }
         let tree = repo
             .find_tree(tree_id)
@@ -246,11 +262,14 @@ impl SessionRepo {
         index
             .write()
             .git_ctx(|| format!("write the index of {}", self.worktree.display()))?;
-        Ok(Some(CommitInfo {
-            commit: commit.to_string(),
-            files_changed: changed_paths(&before, &after).len(),
-            diffs: diffs(&repo, &before, &after)?,
-        }))
+        Ok(CommitOutcome {
+            commit: Some(CommitInfo {
+                commit: commit.to_string(),
+                files_changed: changed_paths(&before, &after).len(),
+                diffs: diffs(&repo, &before, &after)?,
+            }),
+            left_out,
+        })
     }
 
     /// Lightweight tag `aipc/<id>/<stage>` on HEAD, replacing an existing one (a stage re-done
@@ -383,7 +402,7 @@ impl SessionRepo {
         let repo = self.repo()?;
         let head = self.head_of(&repo)?;
         let before = read_commit_tree(Some(&head))?;
-        let after = scan(&self.worktree, &before, &self.artifacts, Store::HashOnly)?;
+        let after = scan(&self.worktree, &before, &self.artifacts, Store::HashOnly)?.tree;
         diffs(&repo, &before, &after)
     }
 

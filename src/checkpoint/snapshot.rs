@@ -13,7 +13,8 @@ use std::path::Path;
 pub(crate) const SNAPSHOT_MESSAGE: &str = "aipc: snapshot of the working tree";
 
 /// Snapshot the files under `root` into `repo`. With a `parent` whose tree is the same, the
-/// parent is the base; otherwise a new commit (a root commit when `parent` is `None`).
+/// parent is the base; otherwise a new commit (a root commit when `parent` is `None`). Files
+/// git cannot store under their names are not part of it (see [`scan`]).
 pub(crate) fn snapshot(
     repo: &Repository,
     root: &Path,
@@ -21,7 +22,7 @@ pub(crate) fn snapshot(
     parent: Option<&Commit<'_>>,
 ) -> Result<Oid, CheckpointError> {
     let tracked = read_commit_tree(parent)?;
-    let flat = scan(root, &tracked, artifacts, Store::Write(repo))?;
+    let flat = scan(root, &tracked, artifacts, Store::Write(repo))?.tree;
     let tree_id = write_tree(repo, &flat)?;
     if let Some(p) = parent {
         if p.tree_id() == tree_id {

@@ -67,6 +67,7 @@ pub use merge::{
 };
 
 use crate::protocol::Policy;
+use crate::safe_read;
 use load::{Layer, Role};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -205,13 +206,13 @@ impl Contract {
     ) -> Result<Contract, ContractError> {
         let project_path = project.join(PROJECT_FILE);
         let project_name = project_path.display().to_string();
-        let project_layer = match std::fs::read_to_string(&project_path) {
+        let project_layer = match safe_read::read_to_string(&project_path, safe_read::CONTRACT) {
             Ok(text) => Some(Layer::parse(&project_name, &text, Role::Project)?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) if e.is_not_found() => None,
             Err(e) => {
                 return Err(ContractError::new(
                     &project_name,
-                    format!("cannot read: {e}"),
+                    format!("cannot read: {}", e.problem),
                 ))
             }
         };
@@ -267,9 +268,9 @@ impl Contract {
         if !plain {
             return Err(not_found(format!("\"{name}\" is not a target name")));
         }
-        let text = match std::fs::read_to_string(&contract_path) {
+        let text = match safe_read::read_to_string(&contract_path, safe_read::CONTRACT) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 let msg = if targets_dir.join(&name).is_dir() {
                     format!("target \"{name}\" has no {TARGET_FILE}")
                 } else {
@@ -280,7 +281,7 @@ impl Contract {
             Err(e) => {
                 return Err(ContractError::new(
                     &contract_name,
-                    format!("cannot read: {e}"),
+                    format!("cannot read: {}", e.problem),
                 ))
             }
         };

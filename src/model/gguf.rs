@@ -5,9 +5,9 @@
 //! in the file, so a cut-off download is reported as truncated rather than failing later inside
 //! llama.cpp. Any input yields a one-line error naming the file, never a panic.
 
+use crate::safe_read::{self, Problem};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::File;
 use std::io::{BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
@@ -106,14 +106,20 @@ pub fn read_info(path: &Path) -> Result<GgufInfo, GgufError> {
             }
         }
     };
-    let file = File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if meta.is_dir() {
-        return Err(GgufError::NotGguf {
+    // Only a regular file: a FIFO would block the open, a device never ends.
+    let (file, meta) = safe_read::open_regular(path).map_err(|e| match e.problem {
+        Problem::Io(source) => io(source),
+        Problem::NotRegular {
+            kind: "a directory",
+        } => GgufError::NotGguf {
             path: path.to_path_buf(),
             start: "nothing: it is a folder".to_string(),
-        });
-    }
+        },
+        other => GgufError::NotGguf {
+            path: path.to_path_buf(),
+            start: format!("nothing: {other}"),
+        },
+    })?;
     read_from(BufReader::with_capacity(1 << 16, file), meta.len(), path)
 }
 

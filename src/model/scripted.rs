@@ -21,12 +21,8 @@ pub struct ScriptedBackend {
 impl ScriptedBackend {
     /// Load replies from `path`. Errors name the file and line of a reply that is not JSON.
     pub fn load(path: &Path) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            ModelError::Setup(format!(
-                "cannot read the scripted model's replies {}: {e}",
-                path.display()
-            ))
-        })?;
+        let text = crate::safe_read::read_to_string(path, crate::safe_read::SCRIPTED_REPLIES)
+            .map_err(|e| ModelError::Setup(format!("the scripted model's replies: {e}")))?;
         Self::parse(path, &text)
     }
 

@@ -290,6 +290,19 @@ pub fn comparable<'a>(
             Event::ArtifactRecorded { path, .. } => {
                 (format!("artifact {path}"), vec![field("path", text(path))])
             }
+            Event::FilesNotCommitted { files, .. } => (
+                "files not committed".into(),
+                vec![field(
+                    "paths",
+                    text(
+                        &files
+                            .iter()
+                            .map(|f| f.path.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                )],
+            ),
             Event::CheckpointMade { stage: s, .. } => {
                 (format!("checkpoint of {s}"), vec![field("stage", text(s))])
             }

@@ -117,6 +117,24 @@ pub enum SessionError {
         "{path}: no event log; this folder is not a recorded session (or it was never started)"
     )]
     NoLog { path: PathBuf },
+    /// A session file that is not a regular file (a FIFO, a device, a folder) or is larger
+    /// than its cap: refused before it is read (see [`crate::safe_read`]).
+    #[error("{0}")]
+    Unreadable(#[from] crate::safe_read::SafeReadError),
+    /// A line of `events.jsonl` longer than any event is.
+    #[error(
+        "{path}:{line}: the line is {bytes} bytes, over the limit of {cap} bytes for one \
+         event; the log is corrupted at this line ({good} events before it read fine)"
+    )]
+    LineTooLong {
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        bytes: usize,
+        cap: u64,
+        /// How many events before this line parsed.
+        good: usize,
+    },
     /// A line of `events.jsonl` is an event of a kind this build does not know.
     #[error(
         "{path}:{line}: unknown event type \"{kind}\" ({good} events before it read fine); \

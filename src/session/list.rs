@@ -8,7 +8,7 @@ use super::error::SessionError;
 use super::id::rfc3339_from_ms;
 use super::meta::read_meta;
 use super::paths::SessionPaths;
-use super::reader::scan;
+use super::reader::{read_log, scan};
 use crate::protocol::{Event, Outcome};
 use std::path::{Path, PathBuf};
 
@@ -88,7 +88,7 @@ fn summarize(dir: &Path) -> SessionSummary {
             false
         }
     };
-    match std::fs::read(&paths.events) {
+    match read_log(&paths.events) {
         Ok(bytes) => {
             let found = scan(&paths.events, &bytes);
             for env in &found.events {
@@ -125,7 +125,7 @@ fn summarize(dir: &Path) -> SessionSummary {
                 ));
             }
         }
-        Err(e) => problems.push(SessionError::io("read", &paths.events, e).to_string()),
+        Err(e) => problems.push(e.to_string()),
     }
     if !problems.is_empty() {
         s.problem = Some(problems.join("; "));

@@ -387,6 +387,15 @@ impl Renderer<'_> {
                     sha256.get(..16).unwrap_or(sha256)
                 );
             }
+            Event::FilesNotCommitted { files, .. } => {
+                let _ = writeln!(
+                    self.out,
+                    "- `[{seq}]` not committed (git cannot store these names):"
+                );
+                for file in files {
+                    let _ = writeln!(self.out, "  - `{}`: {}", file.path, file.reason);
+                }
+            }
             Event::CheckpointMade { tag, commit, .. } => {
                 let _ = writeln!(
                     self.out,

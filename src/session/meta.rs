@@ -74,7 +74,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
 /// [`MIN_EVENT_FORMAT_VERSION`] or missing is refused with an error naming the versions and
 /// what to do, before the rest of the file is interpreted.
 pub fn read_meta(path: &Path) -> Result<Meta, SessionError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SessionError::io("read", path, e))?;
+    let text = crate::safe_read::read_to_string(path, crate::safe_read::SESSION_FILE)?;
     let invalid = |source: serde_json::Error| SessionError::MetaInvalid {
         path: path.to_path_buf(),
         line: source.line(),

@@ -7,9 +7,12 @@
 //!   corruption: an error naming the line and how many events before it read fine.
 //! - `seq` must run 0, 1, 2, … without gaps or repeats; otherwise an error naming the line.
 //! - An empty file holds zero events.
+//! - Only a regular file is read, of at most [`safe_read::EVENT_LOG`] bytes, and no line may be
+//!   longer than [`safe_read::EVENT_LINE`]: a FIFO or `/dev/zero` is an error, not a hang.
 
 use super::error::SessionError;
 use crate::protocol::{EventEnvelope, EVENT_FORMAT_VERSION, MIN_EVENT_FORMAT_VERSION};
+use crate::safe_read;
 use std::path::Path;
 
 /// A partial last line: what a crash in the middle of a write leaves behind.
@@ -32,7 +35,7 @@ pub struct ReadLog {
 
 /// Read and check a whole event log. See the module documentation for the rules.
 pub fn read_events(path: &Path) -> Result<ReadLog, SessionError> {
-    let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+    let bytes = read_log(path)?;
     let scan = scan(path, &bytes);
     match scan.error {
         Some(err) => Err(err),
@@ -41,6 +44,11 @@ pub fn read_events(path: &Path) -> Result<ReadLog, SessionError> {
             torn_tail: scan.torn_tail,
         }),
     }
+}
+
+/// The bytes of the log at `path`: a regular file of at most [`safe_read::EVENT_LOG`] bytes.
+pub(crate) fn read_log(path: &Path) -> Result<Vec<u8>, SessionError> {
+    Ok(safe_read::read(path, safe_read::EVENT_LOG)?)
 }
 
 /// The result of scanning a log: what read fine up to the first problem, and the problem.
@@ -71,6 +79,16 @@ pub(crate) fn scan(path: &Path, bytes: &[u8]) -> Scan {
             Some(end) => (&rest[..end], true),
             None => (rest, false),
         };
+        if line.len() as u64 > safe_read::EVENT_LINE.bytes {
+            out.error = Some(SessionError::LineTooLong {
+                path: path.to_path_buf(),
+                line: line_no,
+                bytes: line.len(),
+                cap: safe_read::EVENT_LINE.bytes,
+                good: out.events.len(),
+            });
+            return out;
+        }
         match parse_line(line) {
             Ok(env) => {
                 let expected = out.events.len() as u64;
@@ -237,6 +255,31 @@ mod tests {
         }
         assert!(parse_line(br#"{"seq":1,"ts_ms":2,"type":"nope"}"#).is_err());
         assert!(parse_line(br#"{"seq":1,"ts_ms":2}"#).is_err());
+    }
+
+    #[test]
+    fn a_line_longer_than_any_event_is_an_error() {
+        let long = format!(
+            "{E0}\n{{\"seq\":1,\"ts_ms\":2,\"type\":\"hint_added\",\"text\":\"{}\"}}\n",
+            "x".repeat(safe_read::EVENT_LINE.bytes as usize)
+        );
+        let s = run(&long);
+        assert_eq!(s.events.len(), 1);
+        let err = s.error.unwrap().to_string();
+        assert!(err.starts_with("events.jsonl:2: the line is "), "{err}");
+        assert!(err.contains("(1 events before it read fine)"), "{err}");
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_an_error_not_a_hang() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("events.jsonl");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let err = read_events(&fifo).unwrap_err();
+        assert!(matches!(err, SessionError::Unreadable(_)), "{err}");
+        assert!(err.to_string().contains("FIFO"), "{err}");
+        let err = read_events(Path::new("/dev/zero")).unwrap_err();
+        assert!(err.to_string().contains("character device"), "{err}");
     }
 
     #[test]

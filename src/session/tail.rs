@@ -5,7 +5,6 @@
 use super::reader::parse_line;
 use crate::protocol::EventEnvelope;
 use serde::Deserialize;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::PathBuf;
 
@@ -28,7 +27,8 @@ impl LogTail {
     /// The events with `from <= seq < to` that the log holds (complete lines only).
     pub fn read_range(&mut self, from: u64, to: u64) -> Vec<EventEnvelope> {
         let mut found = Vec::new();
-        let Ok(mut file) = File::open(&self.path) else {
+        // Only a regular file: a FIFO put in the log's place must not block the reader.
+        let Ok((mut file, _)) = crate::safe_read::open_regular(&self.path) else {
             return found;
         };
         if file.seek(SeekFrom::Start(self.offset)).is_err() {
@@ -82,7 +82,7 @@ mod tests {
     fn log_tail_reads_ranges_in_order_and_ignores_a_torn_last_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("events.jsonl");
-        let mut file = File::create(&path).unwrap();
+        let mut file = std::fs::File::create(&path).unwrap();
         for seq in 0..10 {
             writeln!(file, "{}", serde_json::to_string(&envelope(seq)).unwrap()).unwrap();
         }

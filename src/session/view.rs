@@ -410,6 +410,7 @@ impl SessionView {
             | Event::EvidenceCollected { .. }
             | Event::AttemptCommitted { .. }
             | Event::ArtifactRecorded { .. }
+            | Event::FilesNotCommitted { .. }
             | Event::CheckpointMade { .. }
             | Event::StagePassed { .. }
             | Event::StageFailed { .. }
@@ -635,6 +636,7 @@ impl SessionView {
             | Event::ModelInvalidCall { .. }
             | Event::FileChanged { .. }
             | Event::AttemptCommitted { .. }
+            | Event::FilesNotCommitted { .. }
             | Event::BudgetRaised { .. }
             | Event::SessionPolicy { .. }
             | Event::Paused { .. }

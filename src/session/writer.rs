@@ -5,7 +5,7 @@
 //! whole log, truncates a torn last line and finishes a last line that lacks its newline.
 
 use super::error::SessionError;
-use super::reader::{scan, TornTail};
+use super::reader::{read_log, scan, TornTail};
 use crate::protocol::EventEnvelope;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -49,7 +49,7 @@ impl EventLog {
     /// [`read_events`](super::read_events) does; a torn last line is truncated away (see
     /// [`EventLog::repaired`]), and a complete last line missing its newline gets one.
     pub fn open_append(path: &Path) -> Result<EventLog, SessionError> {
-        let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+        let bytes = read_log(path)?;
         let found = scan(path, &bytes);
         if let Some(err) = found.error {
             return Err(err);

@@ -269,8 +269,8 @@ impl Loader<'_> {
                 path.display()
             )));
         }
-        let included = std::fs::read_to_string(&path)
-            .map_err(|e| err(format!("\"{rel}\": cannot read {}: {e}", path.display())))?;
+        let included = crate::safe_read::read_to_string(&path, crate::safe_read::CONTRACT)
+            .map_err(|e| err(format!("\"{rel}\": {e}")))?;
         let name = path.display().to_string();
         let folder = path.parent().unwrap_or(base).to_path_buf();
         self.chain.push(path);

@@ -67,10 +67,13 @@ impl Toolbox {
     pub fn load(target_dir: &Path) -> Result<Toolbox, ManifestError> {
         let path = target_dir.join(MANIFEST_FILE);
         let name = path.display().to_string();
-        match std::fs::read_to_string(&path) {
+        match crate::safe_read::read_to_string(&path, crate::safe_read::CONTRACT) {
             Ok(text) => manifest::parse(&name, &text, target_dir, &crate::tools::builtin_names()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Toolbox::default()),
-            Err(e) => Err(ManifestError::new(&name, format!("cannot read: {e}"))),
+            Err(e) if e.is_not_found() => Ok(Toolbox::default()),
+            Err(e) => Err(ManifestError::new(
+                &name,
+                format!("cannot read: {}", e.problem),
+            )),
         }
     }
 

@@ -5,9 +5,11 @@
 //! root), every existing component that is a symlink is canonicalised and must land inside the
 //! canonical root, and the first missing component ends the walk (what follows does not exist,
 //! so it cannot be a symlink). The returned path is the one the tool must use for I/O, so what
-//! was checked is what gets touched.
+//! was checked is what gets touched. A path to write must also be a name git can store
+//! ([`crate::git_name`]): no alias of `.git`, no backslash or control character.
 
 use super::error::ToolError;
+use crate::git_name;
 use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
@@ -58,7 +60,8 @@ impl Workspace {
     }
 
     /// Resolve a path argument for writing: the file may not exist yet, but it must not be the
-    /// root itself nor anything inside `.git`.
+    /// root itself nor anything inside `.git`, and git must be able to store its name (checked
+    /// on the path as resolved, relative to the root: what would be committed).
     pub fn resolve_for_write(&self, rel: &str) -> Result<PathBuf, ToolError> {
         let path = self.confine(rel)?;
         if path == self.root {
@@ -70,6 +73,12 @@ impl Workspace {
         if self.is_in_git_dir(&path) {
             return Err(ToolError::GitDir {
                 path: rel.to_string(),
+            });
+        }
+        if let Some(problem) = git_name::path_problem(&self.relative(&path)) {
+            return Err(ToolError::GitName {
+                path: rel.to_string(),
+                problem,
             });
         }
         Ok(path)
@@ -296,6 +305,59 @@ mod tests {
         ));
         assert!(ws.resolve_for_write(".").is_err());
         assert!(ws.resolve(".git").is_ok());
+    }
+
+    #[test]
+    fn names_git_cannot_store_are_not_writable() {
+        let (root, _o, ws) = setup();
+        std::fs::create_dir(root.path().join("sub")).unwrap();
+        for bad in [
+            ".GIT/config",
+            ".Git/hooks/pre-commit",
+            ".git./x",
+            ".git /x",
+            "sub/.GiT",
+            "sub/.git/config",
+            "git~1/config",
+            ".git::$INDEX_ALLOCATION/x",
+            ".git:stream",
+            ".g\u{200c}it/config",
+            "a\\b.txt",
+            "x\u{1}y",
+            "new\nline",
+        ] {
+            let err = ws.resolve_for_write(bad).unwrap_err();
+            assert!(
+                matches!(err, ToolError::GitName { .. } | ToolError::GitDir { .. }),
+                "{bad:?}: {err}"
+            );
+        }
+        let msg = ws.resolve_for_write(".GIT/config").unwrap_err().to_string();
+        assert!(
+            msg.contains("`.GIT` is git's own metadata directory"),
+            "{msg}"
+        );
+        assert!(msg.contains("nothing was written"), "{msg}");
+        assert!(msg.contains("Choose another name"), "{msg}");
+        // Through a symlink: the name checked is the one on disk.
+        symlink(root.path().join("sub"), root.path().join("s")).unwrap();
+        assert!(matches!(
+            ws.resolve_for_write("s/.GIT/x").unwrap_err(),
+            ToolError::GitName { .. }
+        ));
+        // Lookalikes are ordinary files, and `..` that stays inside is applied first.
+        for good in [
+            ".gitignore",
+            ".github/ci.yml",
+            "git",
+            "sub/../.gitattributes",
+            "x.",
+        ] {
+            assert!(ws.resolve_for_write(good).is_ok(), "{good}");
+        }
+        // Reading is not affected.
+        std::fs::write(root.path().join("sub/f"), "x").unwrap();
+        assert!(ws.resolve("sub/f").is_ok());
     }
 
     #[test]

@@ -20,6 +20,18 @@ pub enum ToolError {
     /// A write into the repository's `.git` directory.
     #[error("path `{path}` is inside .git; the repository's metadata cannot be written")]
     GitDir { path: String },
+    /// A path git cannot store (an alias of `.git`, a backslash, a control character): written,
+    /// it would make every commit of the session fail.
+    #[error(
+        "path `{path}` cannot be written: {problem}. Git cannot record such a name in the \
+         session's commits; nothing was written. Choose another name: not `.git` in any \
+         spelling (case, trailing dots or spaces, `git~1`, `:`), and without backslashes or \
+         control characters."
+    )]
+    GitName {
+        path: String,
+        problem: crate::git_name::NameProblem,
+    },
     /// The path does not exist.
     #[error("`{path}` does not exist")]
     NotFound { path: String },
@@ -33,6 +45,19 @@ pub enum ToolError {
 }
 
 impl ToolError {
+    /// A file that [`crate::safe_read`] would not read, named by its workspace-relative path:
+    /// not there or unreadable is an I/O error; not a regular file (a FIFO a command made) or
+    /// too large is an invalid path, saying what it is.
+    pub(crate) fn unreadable(path: &str, e: crate::safe_read::SafeReadError) -> Self {
+        match e.problem {
+            crate::safe_read::Problem::Io(source) => ToolError::io(path, source),
+            other => ToolError::InvalidPath {
+                path: path.to_string(),
+                reason: other.to_string(),
+            },
+        }
+    }
+
     /// Wrap an I/O error with the (workspace-relative) path it happened on.
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
         ToolError::Io {

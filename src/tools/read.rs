@@ -2,6 +2,7 @@
 
 use super::text::{clip_line, OBSERVATION_LIMIT};
 use super::{ToolContext, ToolError, ToolResult};
+use crate::safe_read;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -38,7 +39,8 @@ fn read(args: &ReadFileArgs, ctx: &ToolContext<'_>) -> Result<ToolResult, ToolEr
             "`{shown}` is a directory; use list_dir to see its contents"
         )));
     }
-    let bytes = std::fs::read(&path).map_err(|e| ToolError::io(&shown, e))?;
+    let bytes = safe_read::read(&path, safe_read::WORKSPACE_FILE)
+        .map_err(|e| ToolError::unreadable(&shown, e))?;
     if bytes.iter().take(8000).any(|b| *b == 0) {
         return Ok(ToolResult::failure(format!(
             "`{shown}` is a binary file ({} bytes); it cannot be shown as text",

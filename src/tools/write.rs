@@ -6,7 +6,6 @@ use crate::file_diff::file_diff;
 use crate::protocol::FileDiff;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::io::ErrorKind;
 use std::path::Path;
 
 pub const DESCRIPTION: &str = "Create a file or replace its whole content (parent directories \
@@ -64,10 +63,11 @@ pub fn read_existing(path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ToolEr
             reason: "it is a directory".into(),
         });
     }
-    match std::fs::read(path) {
+    // Only a regular file: a FIFO a command left there would block the read forever.
+    match crate::safe_read::read(path, crate::safe_read::WORKSPACE_FILE) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ToolError::io(shown, e)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(ToolError::unreadable(shown, e)),
     }
 }
 

@@ -166,8 +166,8 @@ fn run_one(config: &DeployBenchConfig, task: &Task, arm: Arm) -> RunRecord {
                     .parent()
                     .map(|p| p.display().to_string())
                     .unwrap_or_default();
-                let text = std::fs::read_to_string(&json_path)
-                    .with_context(|| format!("reading {}", json_path.display()))?;
+                let text =
+                    crate::safe_read::read_to_string(&json_path, crate::safe_read::SESSION_FILE)?;
                 let report: serde_json::Value = serde_json::from_str(&text)
                     .with_context(|| format!("parsing {}", json_path.display()))?;
                 record.fill_from_report(&report, &task.expect_stages);

@@ -34,11 +34,8 @@ impl PromptFormat {
     pub fn base(prompts_dir: &Path) -> Result<Self, ModelError> {
         let read = |name: &str| {
             let path = prompts_dir.join(name);
-            std::fs::read_to_string(&path).map_err(|e| {
-                ModelError::Setup(format!(
-                    "cannot read {}: {e}; is the aipc data directory complete?",
-                    path.display()
-                ))
+            crate::safe_read::read_to_string(&path, crate::safe_read::PROMPT).map_err(|e| {
+                ModelError::Setup(format!("{e}; is the aipc data directory complete?"))
             })
         };
         let source = read("base_model.j2")?;

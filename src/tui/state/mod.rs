@@ -470,6 +470,19 @@ impl TuiState {
                     text: format!("artifact {path} ({bytes} bytes, sha256 {})", short(sha256)),
                 });
             }
+            Event::FilesNotCommitted { files, .. } => {
+                self.transcript.push(Cell::Note {
+                    level: Level::Warning,
+                    text: format!(
+                        "not committed (git cannot store these names): {}",
+                        files
+                            .iter()
+                            .map(|f| f.path.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
             Event::CheckpointMade { stage, commit, tag } => {
                 if let Some(view) = self.stage_mut(stage) {
                     view.checkpoint = Some((tag.clone(), commit.clone()));
