@@ -116,18 +116,25 @@ pub fn diagnose(data_dir: Option<&Path>, only_target: Option<&str>) -> Diagnosis
 
 /// The command sandbox starts here (docs/sandbox.md): probed in a throwaway folder.
 fn sandbox_check() -> Check {
-    let probe = tempfile::tempdir().map_err(|e| e.to_string()).and_then(|dir| {
-        crate::sandbox::Sandbox::new(
-            crate::sandbox::SandboxMode::Strict,
-            dir.path(),
-            &[],
-            crate::sandbox::Limits::default(),
-        )
-        .map(|s| s.version().to_string())
+    let probe = tempfile::tempdir()
         .map_err(|e| e.to_string())
-    });
+        .and_then(|dir| {
+            crate::sandbox::Sandbox::new(
+                crate::sandbox::SandboxMode::Strict,
+                dir.path(),
+                &[],
+                crate::sandbox::Limits::default(),
+            )
+            .map(|s| s.version().to_string())
+            .map_err(|e| e.to_string())
+        });
     match probe {
-        Ok(version) => check("sandbox", Status::Ok, format!("{version}, strict mode starts"), None),
+        Ok(version) => check(
+            "sandbox",
+            Status::Ok,
+            format!("{version}, strict mode starts"),
+            None,
+        ),
         Err(message) => check(
             "sandbox",
             Status::NotReady,

@@ -625,6 +625,9 @@ async fn file_tools_refuse_names_git_cannot_store_and_write_nothing() {
         run_timeout: std::time::Duration::from_secs(30),
         env: &[],
         env_remove: &[],
+        // File tools run no command: the sandbox is not involved.
+        sandbox: &aipc::sandbox::Sandbox::off(&s.project_dir()),
+        spill: None,
     };
     let before = files(&wt);
     for name in GIT_REFUSES {

@@ -396,3 +396,26 @@ async fn cancellation_ends_a_sandboxed_command_quickly() {
         started.elapsed()
     );
 }
+
+#[tokio::test]
+async fn one_endless_line_is_bounded_too() {
+    let l = Layout::new();
+    let sandbox = l.sandbox(SandboxMode::Strict, Limits::default());
+    let ran = run_in(
+        &sandbox,
+        &l.worktree,
+        "head -c 20000000 /dev/zero | tr '\\0' a",
+        &[],
+        Duration::from_secs(30),
+        None,
+    )
+    .await;
+    assert!(ran.outcome.success(), "{:?}", ran.outcome);
+    let delivered: usize = ran.lines.iter().map(|(_, l)| l.len() + 1).sum();
+    let bound = aipc::tools::HEAD_BYTES
+        + aipc::tools::TAIL_BYTES
+        + 2 * aipc::tools::MAX_LINE_BYTES as u64
+        + 4096;
+    assert!(delivered as u64 <= bound, "{delivered} bytes delivered");
+    assert!(ran.outcome.held_back_bytes > 19_000_000);
+}

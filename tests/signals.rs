@@ -54,10 +54,11 @@ fn abort_with(signal: Signal, seconds: u32) {
     let command = format!(
         r#"{{"tool": "run", "args": {{"command": "setsid sleep {marker} & (sleep {marker} &); sleep {marker}"}}}}"#
     );
-    let replies = project.path().parent().unwrap().join(format!(
-        "sleeper-{}.jsonl",
-        signal.as_str()
-    ));
+    let replies = project
+        .path()
+        .parent()
+        .unwrap()
+        .join(format!("sleeper-{}.jsonl", signal.as_str()));
     std::fs::write(&replies, calls::script(&[&command, calls::FINISH])).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_aipc"))
         .env("AIPC_DATA_DIR", data_dir())
@@ -86,7 +87,10 @@ fn abort_with(signal: Signal, seconds: u32) {
     // The issue's bound is 2 s; the margin is for a loaded CI machine (the reliability suite
     // reports the measured time).
     assert!(took < Duration::from_secs(4), "{signal}: took {took:?}");
-    assert!(stderr.contains(&format!("{}: aborting", signal.as_str())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: aborting", signal.as_str())),
+        "{stderr}"
+    );
     let log = std::fs::read_to_string(&events).unwrap();
     let last: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "session_finished", "{signal}");

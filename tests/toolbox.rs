@@ -480,7 +480,7 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
         sandbox: &aipc::sandbox::Sandbox::new(
             aipc::sandbox::SandboxMode::Strict,
             work.path(),
-            &[target.clone()],
+            std::slice::from_ref(&target),
             aipc::sandbox::Limits::default(),
         )
         .unwrap(),

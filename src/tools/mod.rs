@@ -31,8 +31,8 @@ mod write;
 pub use confine::Workspace;
 pub use error::ToolError;
 pub use process::{
-    run_command, shell_quote, CommandOutcome, CommandSpec, HEAD_LINES, OUTPUT_CAP_BYTES,
-    SPILL_CAP_BYTES, TAIL_LINES,
+    run_command, shell_quote, CommandOutcome, CommandSpec, HEAD_BYTES, HEAD_LINES, MAX_LINE_BYTES,
+    OUTPUT_CAP_BYTES, SPILL_CAP_BYTES, TAIL_BYTES, TAIL_LINES,
 };
 
 use crate::protocol::{FileDiff, OutputStream};

@@ -5,7 +5,7 @@
 //! stdin from `/dev/null`, with the sandbox's environment and per-command resource limits.
 //! Output is delivered line by line (stdout and stderr each in order) through a callback — but
 //! only the first [`HEAD_LINES`] lines ([`HEAD_BYTES`]) and, at the end, the last
-//! [`TAIL_LINES`]: what lies between is counted, written to the spill file when the caller gives
+//! [`TAIL_LINES`] ([`TAIL_BYTES`]): what lies between is counted, written to the spill file when the caller gives
 //! one (up to [`SPILL_CAP_BYTES`]), and announced in one line. Lines travel through a bounded
 //! channel, so a command that floods its output is slowed to what the log can take instead of
 //! filling memory, and the deadline still holds. On timeout or cancellation the group gets
@@ -38,6 +38,8 @@ pub const HEAD_LINES: u64 = 2_000;
 pub const HEAD_BYTES: u64 = 512 * 1024;
 /// Lines delivered at the end from what was held back (the last ones).
 pub const TAIL_LINES: usize = 200;
+/// Bytes delivered at the end from what was held back (a tail of long lines is cut to this).
+pub const TAIL_BYTES: u64 = 256 * 1024;
 /// Largest spill file; output beyond it is only counted.
 pub const SPILL_CAP_BYTES: u64 = 256 * 1024 * 1024;
 /// Lines in flight between the pipe readers and the consumer.
@@ -261,6 +263,7 @@ struct OutputGate {
     delivered_lines: u64,
     delivered_bytes: u64,
     tail: VecDeque<(OutputStream, String)>,
+    tail_bytes: u64,
     count: u64,
     bytes: u64,
     spill_path: Option<PathBuf>,
@@ -284,6 +287,7 @@ impl OutputGate {
             delivered_lines: 0,
             delivered_bytes: 0,
             tail: VecDeque::new(),
+            tail_bytes: 0,
             count: 0,
             bytes: 0,
             spill_path,
@@ -307,9 +311,13 @@ impl OutputGate {
         self.count += 1;
         self.bytes += len;
         self.spill_line(stream, &line);
+        self.tail_bytes += len;
         self.tail.push_back((stream, line));
-        if self.tail.len() > TAIL_LINES {
-            self.tail.pop_front();
+        while self.tail.len() > TAIL_LINES || (self.tail_bytes > TAIL_BYTES && self.tail.len() > 1)
+        {
+            if let Some((_, dropped)) = self.tail.pop_front() {
+                self.tail_bytes -= dropped.len() as u64 + 1;
+            }
         }
         None
     }

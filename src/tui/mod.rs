@@ -75,7 +75,14 @@ pub fn run_live(session: LiveSession) -> anyhow::Result<()> {
     let mut source = source::LiveSource::spawn(events, session_dir.join("events.jsonl"));
     let result = terminal::Term::enter().and_then(|mut term| {
         let mut send = |command: Command| commands.send(command).is_ok();
-        live::run(&mut term, &mut source, &mut state, &mut app, &mut send, &stop)
+        live::run(
+            &mut term,
+            &mut source,
+            &mut state,
+            &mut app,
+            &mut send,
+            &stop,
+        )
     });
     if result.is_err() && state.finished.is_none() {
         let _ = commands.send(Command::Abort);

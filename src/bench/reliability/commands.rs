@@ -106,8 +106,11 @@ impl Layout {
             let value = match std::fs::symlink_metadata(path) {
                 Ok(m) if m.file_type().is_symlink() => b"symlink".to_vec(),
                 Ok(m) if m.is_file() => std::fs::read(path).unwrap_or_default(),
-                Ok(m) => format!("{:o}", std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
-                    .into_bytes(),
+                Ok(m) => format!(
+                    "{:o}",
+                    std::os::unix::fs::PermissionsExt::mode(&m.permissions())
+                )
+                .into_bytes(),
                 Err(_) => Vec::new(),
             };
             out.insert(key, value);
@@ -419,8 +422,11 @@ pub(crate) async fn floods_and_children() -> Tally {
             if lines > max_lines {
                 return Err(format!("{lines} lines delivered (bound {max_lines})"));
             }
-            // The head's bytes plus the tail's lines at their longest, and the note.
-            let max_bytes = crate::tools::OUTPUT_CAP_BYTES as u64;
+            // The head, the tail (each line at most one 64 KiB piece over the bound), the note.
+            let max_bytes = crate::tools::HEAD_BYTES
+                + crate::tools::TAIL_BYTES
+                + 2 * crate::tools::MAX_LINE_BYTES as u64
+                + 4096;
             if bytes > max_bytes {
                 return Err(format!("{bytes} bytes delivered"));
             }

@@ -81,10 +81,7 @@ fn calls(path: &str) -> Vec<(&'static str, serde_json::Value)> {
         ("read_file", json!({ "path": path })),
         ("list_dir", json!({ "path": path })),
         ("search", json!({ "pattern": "s3cr3t", "path": path })),
-        (
-            "write_file",
-            json!({ "path": path, "content": "pwned\n" }),
-        ),
+        ("write_file", json!({ "path": path, "content": "pwned\n" })),
         (
             "edit_file",
             json!({ "path": path, "search": "s3cr3t", "replace": "pwned" }),
@@ -106,7 +103,11 @@ fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
         .flatten()
     {
         let path = entry.path();
-        let key = path.strip_prefix(root).unwrap_or(path).display().to_string();
+        let key = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
         let value = match std::fs::symlink_metadata(path) {
             Ok(m) if m.file_type().is_symlink() => std::fs::read_link(path)
                 .map(|t| t.display().to_string().into_bytes())
@@ -148,7 +149,7 @@ fn git_can_store(ws: &Path) -> Result<(), String> {
         .map_err(|e| format!("git cannot store the worktree: {e}"))
 }
 
-async fn one(path: &str, tool: &str, args: &serde_json::Value) -> Result<(), String> {
+async fn one(tool: &str, args: &serde_json::Value) -> Result<(), String> {
     let root = tempfile::tempdir().map_err(|e| e.to_string())?;
     prepare(root.path())?;
     let ws_dir = root.path().join("ws");
@@ -200,7 +201,7 @@ pub(crate) async fn escapes() -> Tally {
     for path in attempts() {
         for (tool, args) in calls(&path) {
             let name = format!("{tool} {:?}", path.chars().take(40).collect::<String>());
-            let verdict = one(&path, tool, &args).await;
+            let verdict = one(tool, &args).await;
             tally.case(&name, verdict);
         }
     }

@@ -76,13 +76,23 @@ fn mutate_text(text: &str, rng: &mut Rng) -> String {
         }
         4 => {
             let cut = rng.below(text.len().max(1));
-            let cut = (0..=cut).rev().find(|c| text.is_char_boundary(*c)).unwrap_or(0);
+            let cut = (0..=cut)
+                .rev()
+                .find(|c| text.is_char_boundary(*c))
+                .unwrap_or(0);
             return text[..cut].to_string();
         }
         5 => {
             let at = rng.below(lines.len());
-            let value = ["-1", "0", "1e400", "99999999999999999999", "\"3\"", "[]", "{}"]
-                [rng.below(7)];
+            let value = [
+                "-1",
+                "0",
+                "1e400",
+                "99999999999999999999",
+                "\"3\"",
+                "[]",
+                "{}",
+            ][rng.below(7)];
             if let Some(eq) = lines[at].find('=') {
                 lines[at] = format!("{}= {value}", &lines[at][..eq]);
             }
@@ -106,7 +116,10 @@ pub(crate) fn contracts(options: &Options) -> Tally {
         std::fs::read_to_string(&target_path),
         std::fs::read_to_string(&project_path),
     ) else {
-        tally.case("read the base contracts", Err("missing in the data dir".into()));
+        tally.case(
+            "read the base contracts",
+            Err("missing in the data dir".into()),
+        );
         return tally;
     };
     let n = if options.quick {
@@ -124,7 +137,11 @@ pub(crate) fn contracts(options: &Options) -> Tally {
         };
         let started = Instant::now();
         let verdict = no_panic(|| {
-            Contract::from_strs(("contract.toml", t.as_str()), Some(("aipc.toml", p.as_str()))).is_ok()
+            Contract::from_strs(
+                ("contract.toml", t.as_str()),
+                Some(("aipc.toml", p.as_str())),
+            )
+            .is_ok()
         })
         .and_then(|ok| {
             accepted += usize::from(ok);
@@ -242,7 +259,10 @@ pub(crate) fn logs(options: &Options) -> Tally {
         .data_dir
         .join("sessions/digits-cnn-onnxruntime/events.jsonl");
     let Ok(text) = std::fs::read_to_string(&source) else {
-        tally.case("read a shipped log", Err(format!("{} missing", source.display())));
+        tally.case(
+            "read a shipped log",
+            Err(format!("{} missing", source.display())),
+        );
         return tally;
     };
     let base: Vec<&str> = text.lines().take(400).collect();
@@ -295,7 +315,10 @@ pub(crate) fn logs(options: &Options) -> Tally {
             tally.case(&format!("log mutation {case}"), Err("cannot write".into()));
             continue;
         }
-        tally.case(&format!("log mutation {case}"), read_log_bounded(&path, None));
+        tally.case(
+            &format!("log mutation {case}"),
+            read_log_bounded(&path, None),
+        );
         let _ = std::fs::remove_file(&path);
     }
     // Not files at all.
@@ -323,15 +346,22 @@ fn garbage_stream(case: usize, rng: &mut Rng) -> Vec<u8> {
     let mut body = Vec::new();
     if case % 10 == 9 {
         body.extend_from_slice(b"data: ");
-        body.extend(std::iter::repeat_n(b'x', MAX_SSE_LINE + 1 + rng.below(1 << 20)));
+        body.extend(std::iter::repeat_n(
+            b'x',
+            MAX_SSE_LINE + 1 + rng.below(1 << 20),
+        ));
         return body;
     }
     for _ in 0..(1 + rng.below(200)) {
         match rng.below(6) {
-            0 => body.extend_from_slice(b"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n"),
+            0 => {
+                body.extend_from_slice(b"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n")
+            }
             1 => body.extend_from_slice(b"data: [DONE]\n\n"),
             2 => body.extend((0..rng.below(300)).map(|_| rng.next() as u8)),
-            3 => body.extend_from_slice([&b"\r"[..], b"\n", b"\r\n", b"\n\n", b"\0", b":"][rng.below(6)]),
+            3 => body.extend_from_slice(
+                [&b"\r"[..], b"\n", b"\r\n", b"\n\n", b"\0", b":"][rng.below(6)],
+            ),
             4 => body.extend_from_slice(b"data:"),
             _ => body.extend_from_slice(b"event: error\nid: 1\nretry: 99999999999999999999\n"),
         }
@@ -342,7 +372,11 @@ fn garbage_stream(case: usize, rng: &mut Rng) -> Vec<u8> {
 /// Garbage event streams through the HTTP backend's decoder, split at random points.
 pub(crate) fn sse(options: &Options) -> Tally {
     let mut tally = Tally::new("SSE garbage");
-    let n = if options.quick { STREAMS_QUICK } else { STREAMS };
+    let n = if options.quick {
+        STREAMS_QUICK
+    } else {
+        STREAMS
+    };
     let mut rng = Rng::new(options.seed ^ 0x55e);
     for case in 0..n {
         let body = garbage_stream(case, &mut rng);
@@ -360,7 +394,10 @@ pub(crate) fn sse(options: &Options) -> Tally {
             if result.is_ok() {
                 result = decoder.finish(&mut events);
             }
-            (result.is_ok(), events.iter().map(String::len).sum::<usize>())
+            (
+                result.is_ok(),
+                events.iter().map(String::len).sum::<usize>(),
+            )
         })
         .and_then(|(ok, decoded)| {
             if case % 10 == 9 && ok {

@@ -180,7 +180,10 @@ pub(crate) fn kill_and_resume(options: &Options) -> Tally {
             }
             Ok(())
         })();
-        tally.case(&format!("kill point {point} ({} ms)", delay.as_millis()), verdict);
+        tally.case(
+            &format!("kill point {point} ({} ms)", delay.as_millis()),
+            verdict,
+        );
     }
     tally
 }
