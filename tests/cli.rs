@@ -804,3 +804,69 @@ fn config_files_and_environment_feed_run_and_config_show() {
     assert!(stderr.contains(".aipc/config.toml"), "{stderr}");
     assert!(stderr.contains("line 2"), "{stderr}");
 }
+
+/// Without bubblewrap the session does not start (exit 3, saying what to install); it never
+/// runs commands unsandboxed. `--sandbox off` is the explicit way out, and it is recorded.
+#[test]
+fn a_sandbox_that_cannot_start_stops_the_session_before_any_command() {
+    let project = git_project();
+    // A PATH with python3 and sh but no bwrap.
+    let bin = tempfile::tempdir().unwrap();
+    for tool in ["python3", "sh"] {
+        let found = ["/usr/bin", "/bin", "/usr/local/bin"]
+            .iter()
+            .map(|d| std::path::Path::new(d).join(tool))
+            .find(|p| p.exists())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(tool)).unwrap();
+    }
+    let out = aipc()
+        .env("PATH", bin.path())
+        .args(["run", "--target", "python-reference", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("apt-get install bubblewrap"), "{stderr}");
+    assert!(stderr.contains("--sandbox off"), "{stderr}");
+    assert!(
+        !project.path().join(".aipc/sessions").exists() || {
+            // A session folder may exist, but no command ran in it.
+            let log = std::fs::read_dir(project.path().join(".aipc/sessions"))
+                .unwrap()
+                .flatten()
+                .map(|e| e.path().join("events.jsonl"))
+                .find(|p| p.exists());
+            log.is_none_or(|p| {
+                !std::fs::read_to_string(p)
+                    .unwrap()
+                    .contains("check_started")
+            })
+        }
+    );
+
+    let off = aipc()
+        .env("PATH", bin.path())
+        .args([
+            "run",
+            "--target",
+            "python-reference",
+            "--batch",
+            "--sandbox",
+            "off",
+            "--model",
+        ])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&off.stderr);
+    assert_eq!(off.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("sandbox OFF (flag)"), "{stderr}");
+    let report =
+        std::fs::read_to_string(String::from_utf8_lossy(&off.stdout).lines().last().unwrap())
+            .unwrap();
+    assert!(report.contains("sandbox: **OFF** off"), "{report}");
+}

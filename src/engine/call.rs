@@ -104,16 +104,12 @@ impl Engine {
     ) -> Result<Verdict, Stop> {
         let needs_human = policy == Policy::Ask || self.control.step_mode;
         if policy == Policy::Deny {
-            let reason = "the contract denies this tool in this stage".to_string();
-            self.bus.emit(Event::ToolCallRejected {
-                call_id: call_id.to_string(),
-                reason: reason.clone(),
-                by: Decider::Policy,
-            });
-            return Ok(Verdict::Rejected(format!(
-                "[{} rejected] {reason}",
-                call.tool
-            )));
+            return Ok(self.reject_unasked(
+                call_id,
+                call,
+                "the contract denies this tool in this stage",
+                Decider::Policy,
+            ));
         }
         if needs_human && !self.setup.options.batch {
             return Ok(match self.await_decision(call_id).await? {
@@ -125,18 +121,13 @@ impl Engine {
         }
         if needs_human && !self.setup.options.approve_all {
             // Nobody is there to ask: an `ask` call is denied, never silently allowed.
-            let reason = "the contract asks an engineer to approve this tool, and this batch run \
-                          has none (`--approve-all` approves such calls)"
-                .to_string();
-            self.bus.emit(Event::ToolCallRejected {
-                call_id: call_id.to_string(),
-                reason: reason.clone(),
-                by: Decider::Batch,
-            });
-            return Ok(Verdict::Rejected(format!(
-                "[{} rejected] {reason}",
-                call.tool
-            )));
+            return Ok(self.reject_unasked(
+                call_id,
+                call,
+                "the contract asks an engineer to approve this tool, and this batch run has none \
+                 (`--approve-all` approves such calls)",
+                Decider::Batch,
+            ));
         }
         self.bus.emit(Event::ToolCallApproved {
             call_id: call_id.to_string(),
@@ -147,6 +138,17 @@ impl Engine {
             },
         });
         Ok(Verdict::Run(call.args.clone()))
+    }
+
+    /// A call rejected without an engineer (`by` the policy, or batch mode), recorded with
+    /// `reason`, which the model is told.
+    fn reject_unasked(&self, call_id: &str, call: &ToolCall, reason: &str, by: Decider) -> Verdict {
+        self.bus.emit(Event::ToolCallRejected {
+            call_id: call_id.to_string(),
+            reason: reason.to_string(),
+            by,
+        });
+        Verdict::Rejected(format!("[{} rejected] {reason}", call.tool))
     }
 
     /// The end of a call that never ran.

@@ -116,15 +116,7 @@ impl CheckRunner<'_> {
                     self.seal.root().display(),
                     changes.join("; ")
                 );
-                result.gates = check
-                    .gates
-                    .iter()
-                    .map(|g| GateResult {
-                        expr: g.source.clone(),
-                        measured: None,
-                        passed: false,
-                    })
-                    .collect();
+                result.gates = unmeasured(check);
                 result.fail(check, reason, "");
                 result.duration = started.elapsed();
                 return result;
@@ -147,15 +139,7 @@ impl CheckRunner<'_> {
                         result.metrics = flatten_metrics(&value);
                         result.gates = check.gates.iter().map(|g| g.eval(&value)).collect();
                     } else {
-                        result.gates = check
-                            .gates
-                            .iter()
-                            .map(|g| GateResult {
-                                expr: g.source.clone(),
-                                measured: None,
-                                passed: false,
-                            })
-                            .collect();
+                        result.gates = unmeasured(check);
                     }
                     let reason = if out.cancelled {
                         Some("cancelled".to_string())
@@ -292,6 +276,19 @@ pub fn file_present(dir: &Path, pattern: &str) -> bool {
                 .strip_prefix(dir)
                 .is_ok_and(|rel| matcher.is_match(rel))
         })
+}
+
+/// The check's gates, none measured (no metrics line, or the check did not run): all fail.
+fn unmeasured(check: &CheckSpec) -> Vec<GateResult> {
+    check
+        .gates
+        .iter()
+        .map(|g| GateResult {
+            expr: g.source.clone(),
+            measured: None,
+            passed: false,
+        })
+        .collect()
 }
 
 #[cfg(test)]

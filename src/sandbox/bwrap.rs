@@ -88,25 +88,21 @@ pub(crate) fn arguments(sandbox: &Sandbox, cwd: &Path) -> Vec<String> {
 pub(crate) fn probe(sandbox: &Sandbox) -> Result<(PathBuf, String), SandboxError> {
     let bwrap = find_on_path("bwrap").ok_or(SandboxError::Missing)?;
     let shown = bwrap.display().to_string();
-    let version = Command::new(&bwrap)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| SandboxError::CannotStart {
-            bwrap: shown.clone(),
-            detail: e.to_string(),
-        })?;
+    let run = |args: &[String]| {
+        Command::new(&bwrap)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| SandboxError::CannotStart {
+                bwrap: shown.clone(),
+                detail: e.to_string(),
+            })
+    };
+    let version = run(&["--version".to_string()])?;
     let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
     let mut args = arguments(sandbox, &sandbox.workspace);
     args.extend(["--", "true"].map(String::from));
-    let out = Command::new(&bwrap)
-        .args(&args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| SandboxError::CannotStart {
-            bwrap: shown.clone(),
-            detail: e.to_string(),
-        })?;
+    let out = run(&args)?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         return Err(SandboxError::CannotStart {

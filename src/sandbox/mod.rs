@@ -183,14 +183,17 @@ impl Sandbox {
     }
 
     /// The environment a command gets from `full` (the inherited one with the session's
-    /// variables applied): the allow-list, unless the mode is off.
+    /// variables applied): the allow-list, unless the mode is off. Temporary files and caches
+    /// go to the private `/tmp` (the home folder is read-only; onnxruntime, for one, warns on
+    /// every import when it cannot write its cache there).
     pub fn environment(&self, full: Vec<(String, String)>) -> Vec<(String, String)> {
         if self.mode == SandboxMode::Off {
             return full;
         }
         let mut kept = env::allowed(full);
-        kept.retain(|(k, _)| k != "TMPDIR");
-        kept.push(("TMPDIR".to_string(), "/tmp".to_string()));
+        let private = [("TMPDIR", "/tmp"), ("XDG_CACHE_HOME", "/tmp/.cache")];
+        kept.retain(|(k, _)| !private.iter().any(|(name, _)| k == name));
+        kept.extend(private.map(|(k, v)| (k.to_string(), v.to_string())));
         kept
     }
 

@@ -148,6 +148,8 @@ pub(crate) fn kill_and_resume(options: &Options) -> Tally {
     };
     let replies = options.data_dir.join("examples/scripts/tiny-mlp.jsonl");
     let mut rng = Rng::new(options.seed ^ 0x5eed);
+    // Where the kills landed: before the session existed, during it, after it had ended.
+    let (mut before, mut during, mut after) = (0, 0, 0);
     for point in 0..points {
         // Spread over a run's length (about 2 s here), some after its end.
         let delay = Duration::from_millis(30 + rng.below(3000) as u64);
@@ -160,7 +162,12 @@ pub(crate) fn kill_and_resume(options: &Options) -> Tally {
             let _ = wait_exit(&mut child, Duration::from_secs(10))?;
             if !project.join(".aipc/sessions").exists() {
                 // Killed before the session existed: nothing to resume, nothing lost.
+                before += 1;
                 return Ok(());
+            }
+            match last_event(&project) {
+                Some(last) if last["type"] == "session_finished" => after += 1,
+                _ => during += 1,
             }
             let mut resume = aipc(options)
                 .args(["resume", "last", "--batch", "--project"])
@@ -185,5 +192,8 @@ pub(crate) fn kill_and_resume(options: &Options) -> Tally {
             verdict,
         );
     }
+    tally.note(format!(
+        "killed before the session existed {before}, during it {during}, after its end {after}"
+    ));
     tally
 }
