@@ -326,6 +326,7 @@ async fn memory_and_file_size_limits_hold() {
         memory_bytes: Some(512 << 20),
         file_bytes: 1 << 20,
         open_files: 256,
+        max_pids: 512,
     };
     let sandbox = l.sandbox(SandboxMode::Strict, limits);
     let ran = run(
@@ -418,4 +419,58 @@ async fn one_endless_line_is_bounded_too() {
         + 4096;
     assert!(delivered as u64 <= bound, "{delivered} bytes delivered");
     assert!(ran.outcome.held_back_bytes > 19_000_000);
+}
+
+#[tokio::test]
+async fn a_fork_bomb_is_bounded_and_cleaned_up() {
+    let l = Layout::new();
+    let limits = Limits {
+        max_pids: 256,
+        ..Limits::default()
+    };
+    let sandbox = l.sandbox(SandboxMode::Strict, limits);
+    let marker = format!("bomb-{}", std::process::id());
+    let ran = run_in(
+        &sandbox,
+        &l.worktree,
+        &format!(": {marker}; f() {{ f | f & }}; f; sleep 30"),
+        &[],
+        Duration::from_secs(4),
+        None,
+    )
+    .await;
+    assert!(ran.outcome.timed_out || !ran.outcome.success());
+    // A bound, not a speed claim: the timeout holds while the bomb forks.
+    assert!(
+        ran.elapsed < Duration::from_secs(6),
+        "took {:?}",
+        ran.elapsed
+    );
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_with(&marker).len(), 0);
+}
+
+#[tokio::test]
+async fn escaped_children_die_even_without_the_sandbox() {
+    let l = Layout::new();
+    let sandbox = Sandbox::off(&l.worktree);
+    let marker = format!("5{}3", std::process::id());
+    let ran = run(
+        &l,
+        &sandbox,
+        &format!("setsid sleep {marker} >/dev/null 2>&1 < /dev/null & (sleep {marker} >/dev/null 2>&1 &); echo started"),
+    )
+    .await;
+    assert!(ran.outcome.success(), "{:?}", ran.outcome);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !processes_with(&format!("sleep {marker}")).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes_with(&format!("sleep {marker}")),
+        Vec::<String>::new()
+    );
 }

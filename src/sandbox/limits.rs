@@ -2,9 +2,9 @@
 //! hold for the sandbox and everything it starts): address space, CPU time (a backstop behind
 //! the wall-clock timeout), size of any one file written, open files, no core dumps.
 //!
-//! cgroup v2 limits (memory.max, pids.max) would be stronger, but need a delegated cgroup v2
-//! hierarchy, which machines of this kind do not have (cgroup v1 hybrid); a fork bomb is ended
-//! by the PID namespace at the command's timeout instead.
+//! The number of tasks is limited by a pids cgroup where one can be made
+//! ([`super::cgroup`]); memory by `RLIMIT_AS` (a cgroup memory limit would need a delegated
+//! memory hierarchy, which machines of this kind do not give this process).
 
 use nix::sys::resource::{setrlimit, Resource};
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,9 @@ const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 pub const DEFAULT_FILE_BYTES: u64 = 32 << 30;
 /// Default open-file limit.
 pub const DEFAULT_OPEN_FILES: u64 = 8192;
+/// Default limit on a command's tasks (processes and threads), where a pids cgroup can be
+/// made ([`super::cgroup`]): room for a toolchain's thread pools, not for a fork bomb.
+pub const DEFAULT_MAX_PIDS: u64 = 4096;
 
 /// What one command may use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,6 +28,8 @@ pub struct Limits {
     /// Largest file a process may write, bytes.
     pub file_bytes: u64,
     pub open_files: u64,
+    /// Tasks (processes and threads) of one command, where a pids cgroup can be made.
+    pub max_pids: u64,
 }
 
 impl Default for Limits {
@@ -33,6 +38,7 @@ impl Default for Limits {
             memory_bytes: physical_memory().map(|m| (m as f64 * DEFAULT_MEMORY_SHARE) as u64),
             file_bytes: DEFAULT_FILE_BYTES,
             open_files: DEFAULT_OPEN_FILES,
+            max_pids: DEFAULT_MAX_PIDS,
         }
     }
 }
@@ -51,10 +57,11 @@ impl Limits {
     pub fn describe(&self) -> String {
         let gib = |b: u64| format!("{:.0} GiB", b as f64 / (1u64 << 30) as f64);
         format!(
-            "memory {}, files {}, {} open files, CPU time 2 x timeout x cores",
+            "memory {}, files {}, {} open files, {} tasks, CPU time 2 x timeout x cores",
             self.memory_bytes.map_or("unlimited".to_string(), gib),
             gib(self.file_bytes),
-            self.open_files
+            self.open_files,
+            self.max_pids
         )
     }
 

@@ -17,6 +17,7 @@
 //! silent fallback to running unsandboxed.
 
 pub(crate) mod bwrap;
+pub(crate) mod cgroup;
 pub mod env;
 pub mod limits;
 

@@ -5,16 +5,19 @@
 //! stdin from `/dev/null`, with the sandbox's environment and per-command resource limits.
 //! Output is delivered line by line (stdout and stderr each in order) through a callback — but
 //! only the first [`HEAD_LINES`] lines ([`HEAD_BYTES`]) and, at the end, the last
-//! [`TAIL_LINES`] ([`TAIL_BYTES`]): what lies between is counted, written to the spill file when the caller gives
-//! one (up to [`SPILL_CAP_BYTES`]), and announced in one line. Lines travel through a bounded
-//! channel, so a command that floods its output is slowed to what the log can take instead of
-//! filling memory, and the deadline still holds. On timeout or cancellation the group gets
-//! SIGTERM, then SIGKILL after a short grace period; when the main process exits the group gets
-//! SIGKILL anyway. In the sandbox the command also has its own PID namespace, so a child that
-//! left the group (`setsid`, double fork) dies with it; unsandboxed, pipes held open by such a
-//! child are drained for a bounded time only.
+//! [`TAIL_LINES`] ([`TAIL_BYTES`]): what lies between is counted, written to the spill file
+//! when the caller gives one (up to [`SPILL_CAP_BYTES`]), and announced in one line. Lines
+//! travel through a bounded channel, so a command that floods its output is slowed to what the
+//! log can take instead of filling memory, and the deadline still holds. On timeout or
+//! cancellation the group gets SIGTERM, then SIGKILL after a short grace period; when the main
+//! process exits the group gets SIGKILL anyway. A child that left the group (`setsid`, double
+//! fork) dies with the command too: in the sandbox's PID namespace, and — sandbox or not —
+//! through the command's pids cgroup where one can be made ([`crate::sandbox::cgroup`], which
+//! also bounds a fork bomb); otherwise pipes held open by such a child are drained for a
+//! bounded time only.
 
 use crate::protocol::OutputStream;
+use crate::sandbox::cgroup::{self, CommandCgroup};
 use crate::sandbox::Sandbox;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -133,10 +136,19 @@ pub async fn run_command(
         .kill_on_drop(true);
     let limits = spec.sandbox.limits().clone();
     let (timeout, cores) = (spec.timeout, cores());
-    // SAFETY: the closure only calls `getrlimit`/`setrlimit`, which are async-signal-safe,
-    // and allocates nothing.
+    // Everything the command starts is counted and killed together, where a cgroup can be
+    // made (with or without the sandbox).
+    let cgroup = CommandCgroup::create(limits.max_pids);
+    let join_fd = cgroup.as_ref().map(CommandCgroup::procs_fd);
+    // SAFETY: the closure only calls `write` (joining the cgroup) and `getrlimit`/`setrlimit`,
+    // which are async-signal-safe, and allocates nothing.
     unsafe {
-        cmd.pre_exec(move || limits.apply(timeout, cores));
+        cmd.pre_exec(move || {
+            if let Some(fd) = join_fd {
+                cgroup::join(fd)?;
+            }
+            limits.apply(timeout, cores)
+        });
     }
     let mut child = cmd.spawn()?;
     let mut group = GroupGuard::new(child.id());
@@ -194,6 +206,9 @@ pub async fn run_command(
             exited = child.wait(), if status.is_none() => {
                 // No background child may survive the main process.
                 group.kill(Signal::SIGKILL);
+                if let Some(cgroup) = &cgroup {
+                    cgroup.kill_all();
+                }
                 status = Some(exited?);
                 drain_timer.as_mut().reset(Instant::now() + DRAIN_LIMIT);
             },
@@ -231,6 +246,8 @@ pub async fn run_command(
         }
     }
     group.disarm();
+    // Kill what is left in the cgroup and remove it.
+    drop(cgroup);
     let held_back = gate.finish();
     for (stream, line) in &held_back.lines {
         on_line(*stream, line);

@@ -373,6 +373,13 @@ pub(crate) async fn floods_and_children() -> Tally {
             2.0,
         ),
         (
+            "fork bomb",
+            format!(": {marker_base}6; f() {{ f | f & }}; f; sleep {marker_base}6"),
+            4,
+            None,
+            6.0,
+        ),
+        (
             "100 background children",
             format!("for i in $(seq 1 100); do sleep {marker_base}5 & done; echo started"),
             20,
@@ -384,7 +391,11 @@ pub(crate) async fn floods_and_children() -> Tally {
     for (name, command, timeout, cancel_after, limit) in cases {
         let verdict = async {
             let layout = Layout::new()?;
-            let sandbox = layout.sandbox(Limits::default())?;
+            // A fork bomb is bounded by the cgroup well below the default task limit.
+            let sandbox = layout.sandbox(Limits {
+                max_pids: 1024,
+                ..Limits::default()
+            })?;
             let spill = layout.session.join("logs/flood.out");
             let cancel = CancellationToken::new();
             if let Some(ms) = cancel_after {
@@ -438,7 +449,7 @@ pub(crate) async fn floods_and_children() -> Tally {
             if grew > 256 << 20 {
                 return Err(format!("memory grew by {} MB", grew >> 20));
             }
-            let marker = format!("sleep {marker_base}");
+            let marker = marker_base.to_string();
             let deadline = Instant::now() + Duration::from_secs(2);
             while !processes_with(&marker).is_empty() && Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(50)).await;
