@@ -758,9 +758,10 @@ async fn the_same_call_with_the_same_result_three_times_ends_the_attempt_and_run
     assert_eq!(export_calls.len(), 3);
 }
 
-/// A command that makes `.GIT/config` (a name git cannot store) in the worktree: the attempt's
-/// commit leaves it out and says so, instead of failing the session; the model's own write of
-/// such a name (`write_file` is denied in this stage: `apply_patch`) is refused.
+/// A command that makes `.GIT/config` (a name git cannot store) in the worktree (in the export
+/// stage: validate denies `write_file`, so its `run` sees the worktree read-only): the
+/// attempts' commits leave it out and say so, instead of failing the session; the model's own
+/// write of such a name (`apply_patch`, in validate) is refused.
 #[tokio::test]
 async fn a_git_alias_made_by_a_command_is_left_out_of_the_commits() {
     let project = git_project();
@@ -769,8 +770,8 @@ async fn a_git_alias_made_by_a_command_is_left_out_of_the_commits() {
     let write_alias = r#"{"tool": "apply_patch", "args": {"patch": "--- /dev/null\n+++ b/sub/.GiT/config\n@@ -0,0 +1 @@\n+x\n"}}"#;
     let script = script(&[
         EXPORT,
-        FINISH,
         make_alias,
+        FINISH,
         write_alias,
         RELU_TO_TANH,
         FINISH,
@@ -785,12 +786,13 @@ async fn a_git_alias_made_by_a_command_is_left_out_of_the_commits() {
             if observation.contains("cannot be written"))
     });
     assert_eq!(refused.len(), 1, "{:?}", kinds(&events));
+    // Said at each attempt commit while the file is there.
     let left_out = find(&events, |e| matches!(e, Event::FilesNotCommitted { .. }));
-    assert_eq!(left_out.len(), 1, "{left_out:?}");
+    assert!(!left_out.is_empty(), "{:?}", kinds(&events));
     let Event::FilesNotCommitted { stage, files } = left_out[0] else {
         unreachable!()
     };
-    assert_eq!(stage, "validate");
+    assert!(stage == "export" || stage == "validate", "{stage}");
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].path, ".GIT");
     assert!(files[0].reason.contains(".git"), "{:?}", files[0]);

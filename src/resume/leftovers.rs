@@ -81,6 +81,24 @@ pub fn holders(file: &Path) -> Vec<i32> {
     pids
 }
 
+/// The holders of `file` that are still there after `patience`: a process that aipc forked
+/// just before it was killed holds every descriptor of aipc's until it executes its command
+/// (joining the command's cgroup can take tens of milliseconds), and must not make a dead
+/// session look like a running one.
+pub fn lasting_holders(file: &Path, patience: Duration) -> Vec<i32> {
+    let deadline = Instant::now() + patience;
+    loop {
+        let pids = holders(file);
+        if pids.is_empty() || Instant::now() >= deadline {
+            return pids;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// How long [`lasting_holders`] waits for a transient holder to let go.
+pub const HOLDER_PATIENCE: Duration = Duration::from_secs(2);
+
 /// Wait up to `grace` for the session's leftover processes to end, then kill the rest.
 /// Returns the pids that had to be killed.
 pub fn stop(session_dir: &Path, grace: Duration) -> Vec<i32> {

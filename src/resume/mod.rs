@@ -74,7 +74,7 @@ pub fn start(args: ResumeArgs) -> Result<Resumed, ExitError> {
     let recording =
         Recording::open(&paths).map_err(|e| ExitError::new(exit::USAGE, e.to_string()))?;
     let id = recording.session_id();
-    let running = leftovers::holders(&paths.events);
+    let running = leftovers::lasting_holders(&paths.events, leftovers::HOLDER_PATIENCE);
     if !running.is_empty() {
         return Err(ExitError::new(
             exit::USAGE,

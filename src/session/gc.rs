@@ -73,7 +73,12 @@ pub fn gc(project: &Path, policy: &GcPolicy) -> Result<GcReport, SessionError> {
             Some("among the newest kept".to_string())
         } else if policy.older_than.is_some_and(|limit| age < limit) {
             Some("not old enough".to_string())
-        } else if !crate::resume::leftovers::holders(&paths.events).is_empty() {
+        } else if !crate::resume::leftovers::lasting_holders(
+            &paths.events,
+            crate::resume::leftovers::HOLDER_PATIENCE,
+        )
+        .is_empty()
+        {
             Some("running: a process has its log open".to_string())
         } else if summary.outcome.is_none() && age < BUSY_WINDOW {
             Some("unfinished and active in the last 5 minutes: it may be running".to_string())
