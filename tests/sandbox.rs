@@ -102,6 +102,15 @@ async fn run_in(
     }
 }
 
+/// No process whose command line holds `marker` is left within 3 s.
+fn assert_gone_soon(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !processes_with(marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_with(marker), Vec::<String>::new());
+}
+
 async fn run(layout: &Layout, sandbox: &Sandbox, command: &str) -> Ran {
     run_in(
         sandbox,
@@ -271,14 +280,7 @@ async fn escaped_children_die_with_the_command() {
     let ran = run(&l, &sandbox, &command).await;
     assert!(ran.outcome.success(), "{:?}", ran.outcome);
     // The PID namespace ends with the command's main process.
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !processes_with(&format!("sleep {marker}")).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(
-        processes_with(&format!("sleep {marker}")),
-        Vec::<String>::new()
-    );
+    assert_gone_soon(&format!("sleep {marker}"));
 }
 
 #[tokio::test]
@@ -446,11 +448,7 @@ async fn a_fork_bomb_is_bounded_and_cleaned_up() {
         "took {:?}",
         ran.elapsed
     );
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(processes_with(&marker).len(), 0);
+    assert_gone_soon(&marker);
 }
 
 #[tokio::test]
@@ -465,12 +463,5 @@ async fn escaped_children_die_even_without_the_sandbox() {
     )
     .await;
     assert!(ran.outcome.success(), "{:?}", ran.outcome);
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !processes_with(&format!("sleep {marker}")).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(
-        processes_with(&format!("sleep {marker}")),
-        Vec::<String>::new()
-    );
+    assert_gone_soon(&format!("sleep {marker}"));
 }
