@@ -6,6 +6,6 @@
 
 pub mod deploy;
 pub mod model;
-pub mod reliability;
+pub(crate) mod reliability;
 pub mod replay;
 pub mod tui;

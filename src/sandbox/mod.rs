@@ -18,8 +18,8 @@
 
 pub(crate) mod bwrap;
 pub(crate) mod cgroup;
-pub mod env;
-pub mod limits;
+pub(crate) mod env;
+pub(crate) mod limits;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
