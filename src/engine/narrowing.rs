@@ -21,7 +21,7 @@
 //! with other arguments. Each attempt starts with every tool offered again.
 //!
 //! **Evidence-guided choice.** Classified evidence lists candidate fixes, and some of them are
-//! exact calls (`fix_median_minmax {"file": "model.py"}`, `quantize {"drop_outliers": true}`,
+//! exact calls (`fix_median_minmax {}`, `quantize {"drop_outliers": true}`,
 //! `load_skill ort-static-quantization`). After a failure whose evidence names such calls — a
 //! repair attempt's evidence, or a toolbox call that failed in this attempt — the next turns offer
 //! only those calls, their arguments bound in the schema, until the model makes one that is not

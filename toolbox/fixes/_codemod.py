@@ -1,11 +1,19 @@
 """Shared plumbing of the toolbox/fixes codemods: read a Python file, replace source spans
 located by `ast` nodes, make sure `import torch` is there, check the result still parses, print
-a unified diff and write the file (unless dry_run)."""
+a unified diff and write the file (unless dry_run); and, for a codemod called without a file
+(`over_project`), find the project's own Python files that hold what it rewrites — a toolchain
+error names an operator, not always the file that calls it."""
 import ast
 import difflib
 import os
 
+from aipc_toolbox import emit
 from aipc_toolbox.emit import ToolError
+
+# Folders that are never the project's own source: VCS, sessions, build outputs, caches, venvs.
+SKIP_DIRS = {".git", ".aipc", "build", "__pycache__", "node_modules", "site-packages", "venv", ".venv"}
+# More Python files than this is not a project folder (a home folder, a checkout of a library).
+MAX_SOURCES = 2000
 
 
 class FixRefused(ToolError):
@@ -91,6 +99,58 @@ def after_imports_line(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             at = node.end_lineno
     return at
+
+
+def project_sources(root="."):
+    """The project's own Python files under `root` (relative paths, sorted): no hidden folders,
+    build outputs, caches or virtual environments."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIP_DIRS and not d.startswith(".") and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))
+        )
+        out.extend(os.path.normpath(os.path.join(dirpath, f)) for f in sorted(filenames) if f.endswith(".py"))
+        if len(out) > MAX_SOURCES:
+            raise ToolError(f"{os.path.abspath(root)} holds more than {MAX_SOURCES} Python files: run the fix in the "
+                            "project folder, or pass `file`")
+    return out
+
+
+def over_project(a, rewrite, nothing):
+    """Run `rewrite(path)` — a result dict, or None when the file has nothing to rewrite — on
+    `a["file"]`, or, without one, on every project source (`project_sources`). `nothing` says
+    what was looked for. Raises FixRefused when nothing anywhere was rewritten."""
+    if a.get("file"):
+        result = rewrite(a["file"])
+        if result is None:
+            where = f"{a['file']}:{a['line']}" if a.get("line") else a["file"]
+            raise FixRefused(f"{where}: {nothing}")
+        return result
+    if a.get("line"):
+        raise FixRefused("`line` is a line of `file`: pass both, or neither to rewrite every match in the project")
+    sources = project_sources()
+    results = []
+    for path in sources:
+        try:
+            result = rewrite(path)
+        except FixRefused as e:
+            emit.note(f"skipped: {e}")
+            continue
+        if result is not None:
+            results.append(result)
+    if not results:
+        raise FixRefused(f"none of the project's {len(sources)} Python files has {nothing}")
+    if len(results) == 1:
+        return results[0]
+    return {
+        "files": [r["file"] for r in results],
+        "rewritten": sum(r["rewritten"] for r in results),
+        "lines": [f"{r['file']}:{line}" for r in results for line in r["lines"]],
+        "changed_lines": sum(r["changed_lines"] for r in results),
+        "written": results[0]["written"],
+        "diff": "".join(r["diff"] for r in results),
+    }
 
 
 def finish(path, old, new, dry_run):

@@ -10,12 +10,15 @@ dims as a tuple or list of (2, 3), (3, 2), (-2, -1) or (-1, -2), and `keepdim=Fa
 other dims, or with a dtype, is left alone and reported. `.flatten(1)` removes exactly the two
 kept unit dims of a 4-D tensor, so this fix is for 4-D activations (the pooling head of a CNN).
 
-Usage: python mean_keepdim.py --file model.py [--line 29] [--dry_run]
+Without `file`, every Python file of the project (the cwd) that holds such a mean is rewritten:
+the delegation report names the op, not the file that calls it.
+
+Usage: python mean_keepdim.py [--file model.py [--line 29]] [--dry_run]
 """
 import ast
 
 from aipc_toolbox import emit
-from _codemod import FixRefused, finish, read, replace_spans, seg, tensor_call
+from _codemod import finish, over_project, read, replace_spans, seg, tensor_call
 
 SPATIAL = ({2, 3}, {-2, -1})
 
@@ -53,7 +56,13 @@ def _mean_call(node):
 
 
 def body(a):
-    path = a["file"]
+    return over_project(a, lambda path: rewrite(path, a),
+                        "no x.mean(dim=(2, 3)) without keepdim to rewrite; inspect's delegation table names "
+                        "the op that stays on the portable kernels")
+
+
+def rewrite(path, a):
+    """Rewrite the spatial means of `path`; None when it has none this fix can rewrite."""
     text, tree = read(path)
     spans, skipped = [], []
     for node in ast.walk(tree):
@@ -71,10 +80,7 @@ def body(a):
     for s in skipped:
         emit.note(f"not rewritten: {s}")
     if not spans:
-        where = f"{path}:{a['line']}" if a["line"] else path
-        raise FixRefused(f"{where}: no x.mean(dim=(2, 3)) without keepdim to rewrite"
-                         + (f" ({'; '.join(skipped)})" if skipped else "")
-                         + "; inspect's delegation table names the op that stays on the portable kernels")
+        return None
     spans.sort()
     new = replace_spans(text, spans)
     changed, diff = finish(path, text, new, a["dry_run"])

@@ -15,13 +15,16 @@ Forms rewritten: `torch.median(x, dim).values`, `x.median(dim=d).values`, `...[0
 `keepdim=` True/False, and `torch.median(x)` (all elements). Uses of the indices (`.indices`,
 `[1]`, tuple unpacking) are refused: there is no mechanical rewrite for them.
 
-Usage: python median_minmax.py --file model.py [--line 12] [--dry_run]
+Without `file`, every Python file of the project (the cwd; `_codemod.project_sources`) that holds
+such a call is rewritten: the exporters' errors name the operator, not the file that calls it.
+
+Usage: python median_minmax.py [--file model.py [--line 12]] [--dry_run]
 """
 import ast
 
 from aipc_toolbox import emit
-from _codemod import (FixRefused, after_imports_line, ensure_import_torch, finish, read, replace_spans, seg,
-                      tensor_call)
+from _codemod import (after_imports_line, ensure_import_torch, finish, over_project, read,
+                      replace_spans, seg, tensor_call)
 
 HELPER = '''
 
@@ -100,16 +103,19 @@ def find(tree, text, path, line):
 
 
 def body(a):
-    path = a["file"]
+    return over_project(a, lambda path: rewrite(path, a),
+                        "no torch.median(..., dim).values / [0] to rewrite; the export error's traceback names "
+                        "the file and line of the median call")
+
+
+def rewrite(path, a):
+    """Rewrite the median calls of `path`; None when it has none this fix can rewrite."""
     text, tree = read(path)
     found, refused = find(tree, text, path, a["line"])
     for r in refused:
         emit.note(f"not rewritten: {r}")
     if not found:
-        where = f"{path}:{a['line']}" if a["line"] else path
-        raise FixRefused(f"{where}: no torch.median(..., dim).values / [0] to rewrite"
-                         + (f" ({'; '.join(refused)})" if refused else "")
-                         + "; the export error's traceback names the file and line of the median call")
+        return None
     # Outermost first, so nested medians inside a replaced span are left for a second run.
     found.sort(key=lambda c: (c[0].lineno, c[0].col_offset))
     spans, last_end = [], (0, 0)

@@ -95,7 +95,7 @@ def args_json_flags_defaults_and_enums():
     raises(lambda: args.parse("quantize", script, ["--args-json", '{"metod": "MinMax"}']), "did you mean 'method'")
     raises(lambda: args.parse("quantize", script, ["--args-json", '{"percentile": 50}']), "must be >= 90")
     raises(lambda: args.parse("quantize", script, ["--args-json", "[1]"]), "must be a JSON object")
-    raises(lambda: args.parse("fix_median_minmax", str(FIXES / "median_minmax.py"), []), "needs argument(s) file")
+    raises(lambda: args.parse("fix_branch_to_where", str(FIXES / "branch_to_where.py"), []), "needs argument(s) file")
 
 
 @check
@@ -189,6 +189,27 @@ def median_minmax_is_exact():
     assert torch.equal(a, torch.median(x, dim=1).values) and torch.equal(b, x.median(2, keepdim=True)[0])
     rc, res, _ = _fix("median_minmax.py", "import torch\ndef f(x):\n    v, i = x.median(1)\n    return i\n")
     assert rc == 1 and "no torch.median" in res["error"], res
+    # Without a file: every project source with a median call, none outside the project's own.
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "nets").mkdir()
+        Path(d, "nets", "filters.py").write_text("import torch\ndef f(x):\n    return x.median(1).values\n")
+        Path(d, "main.py").write_text("def g(x):\n    return x.median(0)[0]\n")
+        Path(d, "clean.py").write_text("def h(x):\n    return x\n")
+        Path(d, "build").mkdir()
+        Path(d, "build", "gen.py").write_text("def k(x):\n    return x.median(1).values\n")
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "toolbox" / "lib"))
+        p = subprocess.run([sys.executable, str(FIXES / "median_minmax.py"), "--args-json", "{}"], cwd=d, env=env,
+                           capture_output=True, text=True)
+        res = json.loads(p.stdout.strip().splitlines()[-1])
+        assert p.returncode == 0 and res["files"] == ["main.py", "nets/filters.py"] and res["rewritten"] == 2, res
+        assert "_aipc_median" in Path(d, "main.py").read_text() and "import torch" in Path(d, "main.py").read_text()
+        assert "median(1)" in Path(d, "build", "gen.py").read_text()
+        Path(d, "main.py").write_text("def g(x):\n    return x\n")
+        Path(d, "nets", "filters.py").write_text("def g(x):\n    return x\n")
+        p = subprocess.run([sys.executable, str(FIXES / "median_minmax.py"), "--args-json", "{}"], cwd=d, env=env,
+                           capture_output=True, text=True)
+        res = json.loads(p.stdout.strip().splitlines()[-1])
+        assert p.returncode == 1 and "none of the project's 3 Python files" in res["error"], res
 
 
 @check
