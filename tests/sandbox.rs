@@ -4,9 +4,12 @@
 //! starts outlives it. Bubblewrap must be installed (`.ci/run` installs it): without it these
 //! tests fail, they do not skip.
 
+mod common;
+
 use aipc::protocol::OutputStream;
 use aipc::sandbox::{Limits, Sandbox, SandboxMode};
 use aipc::tools::{run_command, CommandOutcome, CommandSpec, HEAD_LINES, TAIL_LINES};
+use common::processes_with;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -121,28 +124,6 @@ async fn run(layout: &Layout, sandbox: &Sandbox, command: &str) -> Ran {
         None,
     )
     .await
-}
-
-/// Processes whose command line holds `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        if !entry
-            .file_name()
-            .to_string_lossy()
-            .bytes()
-            .all(|b| b.is_ascii_digit())
-        {
-            continue;
-        }
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
-            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if text.contains(marker) {
-                found.push(format!("{}: {text}", entry.file_name().to_string_lossy()));
-            }
-        }
-    }
-    found
 }
 
 #[tokio::test]

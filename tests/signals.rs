@@ -11,24 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Processes whose command line holds `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
-            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if text.contains(marker) {
-                found.push(format!("{name}: {text}"));
-            }
-        }
-    }
-    found
-}
-
 /// The session log under `project`, once there is one.
 fn events_file(project: &Path) -> Option<PathBuf> {
     let sessions = project.join(".aipc/sessions");

@@ -384,3 +384,21 @@ pub fn git_repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
         .unwrap();
     dir
 }
+
+/// Processes whose command line holds `marker` (pid: command line), from `/proc`.
+pub fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if text.contains(marker) {
+                found.push(format!("{name}: {text}"));
+            }
+        }
+    }
+    found
+}
