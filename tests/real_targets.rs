@@ -177,18 +177,16 @@ impl Session {
 }
 
 /// Deploy a fresh copy of `examples/<example>` onto `target` with the scripted model of
-/// `tests/data/scripts/<example>.<target>.jsonl`. `None` (after saying why) when the target's
-/// venv is not installed.
-fn deploy(example: &str, target: &str) -> Option<Session> {
+/// `tests/data/scripts/<example>.<target>.jsonl`. Fails loudly when the target's venv is not
+/// installed (.ci/run sets both up).
+fn deploy(example: &str, target: &str) -> Session {
     let label = format!("{example} on {target}");
     let python = venv_python(target);
-    if !python.exists() {
-        eprintln!(
-            "SKIPPED {label}: no toolchain venv at {} (run `aipc toolchain setup {target}`)",
-            python.display()
-        );
-        return None;
-    }
+    assert!(
+        python.exists(),
+        "{label}: no toolchain venv at {} (run `aipc toolchain setup {target}`; .ci/run does)",
+        python.display()
+    );
     let dir = tempfile::tempdir().expect("temp dir");
     let project = dir.path().join(example);
     std::fs::create_dir(&project).expect("project dir");
@@ -230,14 +228,14 @@ fn deploy(example: &str, target: &str) -> Option<Session> {
         .lines()
         .filter_map(|line| serde_json::from_str(line).ok())
         .collect();
-    Some(Session {
+    Session {
         label,
         exit_code: out.status.code(),
         stderr,
         report,
         events,
         _dir: dir,
-    })
+    }
 }
 
 /// The session folder: the last stdout line is its report.md; else the only session there.
@@ -261,9 +259,7 @@ fn session_dir(project: &Path, stdout: &str) -> Option<PathBuf> {
 // ---------------------------------------------------------------- the clean example
 
 fn clean_deploys(target: &str) {
-    let Some(session) = deploy("digits-cnn", target) else {
-        return;
-    };
+    let session = deploy("digits-cnn", target);
     session.assert_deployed();
     session.assert_accurate();
     assert!(session.evidence().is_empty(), "{:?}", session.evidence());
@@ -293,9 +289,7 @@ fn digits_cnn_deploys_on_executorch_xnnpack() {
 /// only that fix (and its skill); after it changed model.py only export is offered, then only
 /// finish_stage, and the stage passes in its first attempt.
 fn export_fault_is_repaired(example: &str, target: &str, signature: &str, fix: &str) {
-    let Some(session) = deploy(example, target) else {
-        return;
-    };
+    let session = deploy(example, target);
     assert!(
         session.call_failed_with("export", signature),
         "export did not fail with {signature}\n{}",
@@ -365,9 +359,7 @@ fn digits_unsupported_op_median_is_repaired_on_executorch_xnnpack() {
 /// top-1: the accuracy stage's checks-first run fails with that evidence, and attempt 1
 /// re-quantizes with `drop_outliers`.
 fn calibration_outlier_is_repaired(target: &str) {
-    let Some(session) = deploy("digits-calib-outlier", target) else {
-        return;
-    };
+    let session = deploy("digits-calib-outlier", target);
     let evidence = session.evidence();
     assert_eq!(
         evidence,
@@ -429,9 +421,7 @@ fn checks_first_fault_is_repaired(
     signature: &str,
     tool: &str,
 ) {
-    let Some(session) = deploy(example, target) else {
-        return;
-    };
+    let session = deploy(example, target);
     assert_eq!(
         session.evidence(),
         vec![(stage.to_string(), 0, signature.to_string())],
@@ -481,10 +471,11 @@ fn wave_transformer_fixed_sequence_is_repaired_on_onnxruntime_cpu() {
 #[test]
 fn toolbox_unit_checks_pass() {
     let python = venv_python(ORT);
-    if !python.exists() {
-        eprintln!("SKIPPED: no toolchain venv at {}", python.display());
-        return;
-    }
+    assert!(
+        python.exists(),
+        "no toolchain venv at {} (aipc toolchain setup {ORT}; .ci/run sets it up)",
+        python.display()
+    );
     let out = Command::new(&python)
         .arg(data_dir().join("toolbox/tests/test_toolbox.py"))
         .output()

@@ -46,10 +46,10 @@ fn waiting_call(screen: &str) -> Option<String> {
 
 #[test]
 fn resume_opens_the_tui_and_finishes_an_aborted_session() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed; install it to run the TUI end-to-end test");
-        return;
-    }
+    assert!(
+        tmux_available(),
+        "tmux is not installed; install it to run the TUI end-to-end test (.ci/run installs it)"
+    );
     let project = git_project();
     std::fs::write(
         project.path().join("aipc.toml"),
@@ -112,10 +112,10 @@ fn resume_opens_the_tui_and_finishes_an_aborted_session() {
 
 #[test]
 fn rerun_plays_in_the_tui_and_prints_the_comparison_after_it() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed; install it to run the TUI end-to-end test");
-        return;
-    }
+    assert!(
+        tmux_available(),
+        "tmux is not installed; install it to run the TUI end-to-end test (.ci/run installs it)"
+    );
     let project = git_project();
     let work = tempfile::tempdir().unwrap();
     let rerun_exit = work.path().join("rerun-exit");

@@ -34,10 +34,10 @@ fn timeline(screen: &str) -> Option<(bool, usize, usize)> {
 
 #[test]
 fn replay_plays_pauses_jumps_to_a_failure_and_quits() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed; install it to run the replay end-to-end test");
-        return;
-    }
+    assert!(
+        tmux_available(),
+        "tmux is not installed; install it to run the replay end-to-end test (.ci/run installs it)"
+    );
     let session = session_to_replay();
     let recording = Recording::open(&SessionPaths::from_dir(&session)).unwrap();
     let first_failure = recording

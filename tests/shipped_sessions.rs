@@ -4,7 +4,7 @@
 //! diverge from its recording. Each also replays as a transcript.
 //!
 //! A re-run needs the target's venv (`aipc toolchain setup <target>`, done by CI); without it the
-//! session is skipped with a message. A divergence here means a toolbox script, a prompt, a
+//! test fails and says so. A divergence here means a toolbox script, a prompt, a
 //! check or a package changed what the model would have seen: if that change is intended,
 //! re-record the session (sessions/README.md).
 
@@ -87,15 +87,13 @@ fn sessions_are_shipped() {
 #[test]
 fn every_shipped_session_reruns_without_divergence() {
     for s in shipped() {
-        if !venv_ready(&s.target) {
-            eprintln!(
-                "skipped {}: no {} venv (aipc toolchain setup {})",
-                s.dir.display(),
-                s.target,
-                s.target
-            );
-            continue;
-        }
+        assert!(
+            venv_ready(&s.target),
+            "{}: no {} venv (aipc toolchain setup {}; .ci/run does)",
+            s.dir.display(),
+            s.target,
+            s.target
+        );
         let copy = tempfile::tempdir().unwrap();
         let name = Path::new(&s.example).file_name().unwrap().to_str().unwrap();
         copy_example(name, copy.path());

@@ -30,10 +30,10 @@ fn editor_script(dir: &Path) -> PathBuf {
 
 #[test]
 fn step_approve_reject_take_over_and_hand_back_in_the_tui() {
-    if !tmux_available() {
-        eprintln!("SKIPPED: tmux is not installed; install it to run the TUI end-to-end test");
-        return;
-    }
+    assert!(
+        tmux_available(),
+        "tmux is not installed; install it to run the TUI end-to-end test (.ci/run installs it)"
+    );
     let project = git_project();
     // Every `run` asks, so the first call waits for the engineer before anything runs.
     std::fs::write(

@@ -1,0 +1,49 @@
+"""The small harness the toolbox's `check_*.py` files share (tests/toolbox_python.rs runs each
+in the venvs its `# aipc-venvs:` header names): `@check` registers a function, `raises` asserts a
+ToolError (or SystemExit) whose message holds a text, `main()` runs every check, prints one line
+per check and exits 1 when any failed. It puts toolbox/lib on sys.path, so a check file imports
+`aipc_toolbox` and the fixes' helpers the way a toolbox script does.
+"""
+import sys
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+for path in (ROOT / "toolbox" / "lib", ROOT / "toolbox" / "fixes"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from aipc_toolbox.emit import ToolError  # noqa: E402
+
+CHECKS = []
+
+
+def check(fn):
+    CHECKS.append(fn)
+    return fn
+
+
+def raises(fn, text):
+    try:
+        fn()
+    except (ToolError, SystemExit) as e:
+        assert text in str(e), f"expected {text!r} in {e!r}"
+        return e
+    raise AssertionError(f"expected an error containing {text!r}")
+
+
+def main():
+    failed = 0
+    for fn in CHECKS:
+        try:
+            fn()
+            print(f"ok   {fn.__name__}")
+        except Exception:  # noqa: BLE001
+            failed += 1
+            print(f"FAIL {fn.__name__}")
+            traceback.print_exc()
+    print(f"{len(CHECKS) - failed}/{len(CHECKS)} passed")
+    if not CHECKS:
+        print("no checks registered")
+        sys.exit(1)
+    sys.exit(1 if failed else 0)
