@@ -47,6 +47,8 @@
 //! - `safe_read`: reading a file only if it is a regular one, up to a size cap (no FIFO,
 //!   device or directory is read; nothing is read until memory runs out).
 //! - `git_name`: which file names git can store, and which alias `.git`.
+//! - `project_table`: the `[project]` table of aipc.toml: its keys (shared with the toolbox),
+//!   static validation, and the structured edit behind `set_project_option`.
 pub mod bench;
 pub mod build_info;
 pub mod checkpoint;
@@ -65,6 +67,7 @@ pub(crate) mod json_stream;
 pub(crate) mod junit;
 pub mod model;
 pub(crate) mod printer;
+pub(crate) mod project_table;
 pub mod prompts;
 pub mod protocol;
 pub(crate) mod report;

@@ -60,7 +60,47 @@ pub fn new_session(
     let setup = assemble(data, project, contract, session_id, options)?;
     crate::engine::validate_tools(&setup.contract, &setup.toolbox)
         .map_err(|e| ExitError::new(e.exit_code(), e.to_string()))?;
+    check_project_table(project, &setup.toolbox)?;
     Ok(setup)
+}
+
+/// A target with toolbox scripts reads the project's `[project]` table (model entry, inputs,
+/// options): check it statically now, before a toolchain is set up (minutes, gigabytes) for a
+/// project whose first check would fail on a missing key. Every problem is listed with its
+/// `aipc.toml:line`.
+fn check_project_table(project: &Path, toolbox: &Toolbox) -> Result<(), ExitError> {
+    if toolbox.specs().is_empty() {
+        return Ok(());
+    }
+    let path = project.join("aipc.toml");
+    let text = match crate::safe_read::read(&path, crate::safe_read::WORKSPACE_FILE) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.is_not_found() => String::new(),
+        Err(e) => {
+            return Err(ExitError::new(
+                exit::USAGE,
+                format!("{}: {e}", path.display()),
+            ))
+        }
+    };
+    let problems = crate::project_table::validate(&text, project);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| match p.line {
+            Some(line) => format!("  {}:{line}: {}", path.display(), p.message),
+            None => format!("  {}: {}", path.display(), p.message),
+        })
+        .collect();
+    Err(ExitError::new(
+        exit::USAGE,
+        format!(
+            "the project's [project] table cannot be used by this target's toolbox (docs/toolbox.md):\n{}",
+            lines.join("\n")
+        ),
+    ))
 }
 
 /// What a recorded session's engine is started from.

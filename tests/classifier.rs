@@ -308,6 +308,10 @@ const CASES: &[Case] = &[
         "unsupported-operator", &[("op", "aten.median.dim")]),
     case(ORT, "toolchain-outputs/digits-unsupported-op.onnxruntime-cpu.export.txt", "onnx.no_function_median",
         "unsupported-operator", &[("op", "aten.median"), ("overload", "dim"), ("node", "median")]),
+    case(ORT, "toolchain-outputs/digits-calib-outlier-calib-scale.onnxruntime-cpu.quantize.txt", "quant.calibration_scale",
+        "calibration-data", &[("outside", "64"), ("samples", "64"), ("reference", "eval inputs"), ("ratio", "16")]),
+    case(ET, "toolchain-outputs/digits-calib-outlier-calib-scale.executorch-xnnpack.quantize.txt", "quant.calibration_scale",
+        "calibration-data", &[("median_max_abs", "16.0"), ("reference_max_abs", "1.0")]),
     // ---- the contracts' other gates
     gated(ORT, "synthetic/run-non-finite.txt", "int8 runs", &["finite == 1=0.0000"], "run.non_finite", "non-finite-output",
         &[("check", "int8 runs"), ("metric", "finite")]),

@@ -97,6 +97,8 @@ pub(crate) fn policy(stage: &StageSpec, tool: &str) -> Policy {
 }
 
 /// The built-in tools that change files in the worktree.
+/// (`set_project_option` is not one: it changes only aipc.toml's `[project]` table, and a stage
+/// that does not name it denies it, which must not make `run` read-only.)
 const FILE_EDIT_TOOLS: &[&str] = &["write_file", "edit_file", "apply_patch"];
 
 /// True when the stage's policy denies any file-editing tool: then `run` may not edit files

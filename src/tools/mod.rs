@@ -9,8 +9,8 @@
 //!
 //! File map (one concern each): [`confine`] (paths), [`process`] (running commands),
 //! `schema` (argument schemas), `text` (bounding output), and one file per tool family:
-//! `read`, `list`, `search`, `edit` (with `matching`), `write`, `patch`, `run`, `skill`,
-//! `control`.
+//! `read`, `list`, `search`, `edit` (with `matching`), `write`, `patch`, `project_option`,
+//! `run`, `skill`, `control`.
 
 pub mod confine;
 mod control;
@@ -20,6 +20,7 @@ mod list;
 mod matching;
 mod patch;
 pub mod process;
+mod project_option;
 mod read;
 pub(crate) mod run;
 pub(crate) mod schema;
@@ -178,6 +179,11 @@ const TOOLS: &[ToolDef] = &[
         schema: schema::schema_of::<patch::ApplyPatchArgs>,
     },
     ToolDef {
+        name: "set_project_option",
+        description: project_option::DESCRIPTION,
+        schema: project_option::schema,
+    },
+    ToolDef {
         name: "run",
         description: run::DESCRIPTION,
         schema: schema::schema_of::<run::RunArgs>,
@@ -274,6 +280,7 @@ async fn dispatch(
         "edit_file" => call!(edit::run),
         "write_file" => call!(write::run),
         "apply_patch" => call!(patch::run),
+        "set_project_option" => call!(project_option::run),
         "run" => call!(run::run),
         "load_skill" => call!(skill::run),
         "finish_stage" => call!(control::finish),
@@ -345,6 +352,7 @@ mod tests {
                 "edit_file",
                 "write_file",
                 "apply_patch",
+                "set_project_option",
                 "run",
                 "load_skill",
                 "finish_stage",

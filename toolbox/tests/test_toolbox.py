@@ -89,7 +89,8 @@ def args_json_flags_defaults_and_enums():
     script = str(ORT / "quantize.py")
     a = args.parse("quantize", script, ["--args-json", '{"method": "minmax", "drop_outliers": true}'])
     assert a["method"] == "MinMax" and a["drop_outliers"] is True and a["per_channel"] is True
-    assert a["nodes_to_exclude"] == [] and a["outlier_factor"] == 20.0
+    assert a["nodes_to_exclude"] == []  # no tuned outlier factor
+    assert "outlier_factor" not in a
     a = args.parse("quantize", script, ["--nodes_to_exclude", "a,b", "--no-per-channel", "--percentile", "99.9"])
     assert a["nodes_to_exclude"] == ["a", "b"] and a["per_channel"] is False and a["percentile"] == 99.9
     raises(lambda: args.parse("quantize", script, ["--args-json", '{"metod": "MinMax"}']), "did you mean 'method'")
@@ -115,15 +116,68 @@ def metrics_global_and_per_sample_cosine():
     assert raises_value
 
 
-@check
-def calibration_outlier_rule_and_line():
-    samples = [(np.full((1, 4), 1.0),) for _ in range(10)]
-    samples[3] = (np.array([[0.0, 0.0, 0.0, 150.0]]),)
+def _audit(samples, reference=None, name="eval inputs"):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        found, _, median = calib.outliers(samples, 20.0)
-    assert found == [3] and median == 1.0
-    assert buf.getvalue().strip() == "aipc-warning: calibration outlier: sample 3 max|x| 150.0 is 150.0x the median max|x| 1.0"
+        result = calib.audit(samples, reference, name)
+    return result, buf.getvalue().strip()
+
+
+@check
+def calibration_outliers_are_judged_against_the_reference_not_a_factor():
+    rng = np.random.default_rng(0)
+    # Reference: normalised images whose max varies between samples (0.6 .. 1.0).
+    reference = [(rng.uniform(0, 1, (1, 16)) * rng.uniform(0.6, 1.0),) for _ in range(40)]
+    clean = [(rng.uniform(0, 1, (1, 16)) * rng.uniform(0.6, 1.0),) for _ in range(30)]
+    result, out = _audit(clean, reference)
+    assert result.outliers == [] and not result.set_off and out == "", out
+    # One hot pixel (any size well above the reference's spread), and one un-normalised image (x255).
+    for hot in (8.0, 150.0, 1e4):
+        dirty = list(clean)
+        dirty[3] = (np.concatenate([clean[3][0][:, :15], [[hot]]], axis=1),)
+        dirty[11] = (clean[11][0] * 255.0,)
+        result, out = _audit(dirty, reference)
+        assert result.outliers == [3, 11] and not result.set_off, (hot, out)
+        assert result.droppable() == [3, 11]
+        assert out.splitlines()[0].startswith(f"aipc-warning: calibration outlier: sample 3 max|x| {float(hot)!r} is "), out
+        assert "the median max|x|" in out and "of the eval inputs" in out
+    # A sample below the range does not stretch INT8 ranges: not an outlier.
+    dim = list(clean)
+    dim[5] = (clean[5][0] * 0.01,)
+    assert _audit(dim, reference)[0].outliers == []
+
+
+@check
+def calibration_set_on_another_scale_is_named_and_not_dropped():
+    rng = np.random.default_rng(1)
+    reference = [(rng.uniform(0, 1, (1, 16)),) for _ in range(20)]
+    for scale in (255.0, 1 / 255.0):
+        whole = [(rng.uniform(0, 1, (1, 16)) * scale,) for _ in range(20)]
+        result, out = _audit(whole, reference)
+        assert result.set_off and result.droppable() == [], (scale, out)
+        assert out.startswith("aipc-warning: calibration scale: 20 of 20 calibration samples lie outside the eval inputs' range"), out
+    # Two thirds of the set on another scale: still the set's fault, not a few samples'.
+    mixed = [(rng.uniform(0, 1, (1, 16)) * (255.0 if i % 3 else 1.0),) for i in range(21)]
+    result, out = _audit(mixed, reference)
+    assert result.set_off and "14 of 21" in out, out
+
+
+@check
+def calibration_without_a_reference_uses_its_own_spread():
+    samples = [(np.full((1, 4), 1.0),) for _ in range(10)]
+    samples[3] = (np.array([[0.0, 0.0, 0.0, 150.0]]),)
+    result, out = _audit(samples, None)
+    assert result.outliers == [3] and result.median == 1.0 and not result.set_off
+    assert out.startswith("aipc-warning: calibration outlier: sample 3 max|x| 150.0 is 150.0x the median max|x| 1.0 of the calibration set"), out
+    # Integer inputs (token ids) are not judged by magnitude.
+    tokens = [(np.arange(8, dtype=np.int64).reshape(1, 8) * (1000 if i == 2 else 1),) for i in range(10)]
+    assert _audit(tokens, None)[0].outliers == []
+
+
+@check
+def calibration_reference_rows_split_a_batch():
+    rows = calib.per_row((np.zeros((3, 2)), np.ones((3, 5))))
+    assert len(rows) == 3 and rows[0][0].shape == (1, 2) and rows[2][1].shape == (1, 5)
 
 
 @check

@@ -1,23 +1,66 @@
 """Calibration-set checks shared by the quantize scripts of every target.
 
-A calibration sample whose largest magnitude is far above the others (a hot sensor pixel, an
-image that skipped normalisation) stretches the INT8 range of every tensor it reaches; with
-MinMax calibration the normal values then fall into a few quantisation steps and the INT8 model
-collapses without any error. `outliers()` finds such samples by a robust rule:
+INT8 calibration sets each tensor's range from what the calibration inputs make it take. Two
+faults ruin it silently (no error, an INT8 model that disagrees with eager):
 
-    sample i is an outlier when max|x_i| > factor x median_j(max|x_j|)
+- a few samples on another scale than what the model is fed (a hot sensor pixel, an image that
+  skipped normalisation): with MinMax they stretch every range they reach, and the normal values
+  fall into a few quantisation steps;
+- the whole set (or most of it) on another scale: the calibration function does not prepare
+  its inputs the way the application and the eval data do, so every range is wrong.
 
-and prints one `aipc-warning: calibration outlier: ...` line per sample (docs/toolbox.md),
-whether or not the caller then drops them.
+`audit()` compares the calibration inputs with a *reference*: the inputs the model is evaluated
+on (eval_data, else example_inputs), one sample per batch row. No factor is tuned to an example:
+per sample it takes max|x| on a log2 scale (one step = one bit of INT8 resolution) and uses the
+reference's own spread, Tukey's fences (quartiles +- 1.5 x the interquartile range), with the
+range floored at one bit, so a sample costing less than about a bit of resolution is never
+flagged. It prints, whether or not the caller then drops anything (docs/toolbox.md):
+
+    aipc-warning: calibration outlier: sample i max|x| M is Rx the median max|x| m of the reference ...
+    aipc-warning: calibration scale: k of n calibration samples ... (set-level: the function must change)
+
+Without a reference (no eval or example inputs, or fewer than 4 samples) the calibration set is
+compared with itself, which finds a few outliers but cannot see a set on the wrong scale.
 """
 import numpy as np
 
 from .emit import warn
 
+# Below this many reference samples the quartiles mean little: the calibration set is its own reference.
+MIN_REFERENCE = 4
+# Tukey's fence multiplier (the textbook constant, not tuned here).
+TUKEY = 1.5
+# The interquartile range, in bits, is floored at this: less than ~one bit of INT8 resolution is harmless.
+MIN_SPREAD_BITS = 1.0
+# Above this fraction of flagged samples the problem is the set, not a few samples.
+SET_FRACTION = 0.5
+
+
+def _floats(sample):
+    return [np.asarray(t, dtype=np.float64) for t in sample if np.asarray(t).dtype.kind == "f"]
+
 
 def sample_max(sample):
-    """Largest |x| over all tensors of one calibration input tuple."""
-    return max(float(np.max(np.abs(np.asarray(t)))) if np.asarray(t).size else 0.0 for t in sample)
+    """Largest |x| over the float tensors of one input tuple (0.0 when it has none)."""
+    return max((float(np.max(np.abs(t))) for t in _floats(sample) if t.size), default=0.0)
+
+
+def sample_stats(sample):
+    """(max|x|, mean, std) over the float tensors of one input tuple."""
+    values = [t.ravel() for t in _floats(sample) if t.size]
+    if not values:
+        return 0.0, 0.0, 0.0
+    flat = np.concatenate(values)
+    return float(np.max(np.abs(flat))), float(flat.mean()), float(flat.std())
+
+
+def per_row(inputs):
+    """One input tuple per batch row of a tuple of batched tensors (the reference samples)."""
+    arrays = [np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t) for t in inputs]
+    if not arrays or arrays[0].ndim == 0:
+        return [tuple(arrays)] if arrays else []
+    rows = arrays[0].shape[0]
+    return [tuple(a[i:i + 1] if a.ndim and a.shape[0] == rows else a for a in arrays) for i in range(rows)]
 
 
 def _num(x):
@@ -25,15 +68,73 @@ def _num(x):
     return repr(float(round(x, 4))) if abs(x) < 1e15 else f"{x:.3g}"
 
 
-def outliers(samples, factor=20.0, quiet=False):
-    """Indices of outlier samples, their max|x|, and the median max|x|; prints the warnings."""
-    maxes = np.array([sample_max(s) for s in samples], dtype=np.float64)
+def _bits(values):
+    """log2 of positive values; zeros (an all-zero sample) map far below any fence."""
+    return np.log2(np.maximum(np.asarray(values, dtype=np.float64), 1e-30))
+
+
+class Audit:
+    """What `audit` found: flagged sample indices, whether the whole set is off, the figures."""
+
+    def __init__(self, outliers, set_off, maxes, median, reference_median, reference_name):
+        self.outliers = outliers
+        self.set_off = set_off
+        self.maxes = maxes
+        self.median = median
+        self.reference_median = reference_median
+        self.reference_name = reference_name
+
+    def droppable(self):
+        """Samples that may be dropped: the outliers, unless the set itself is off (then none)."""
+        return [] if self.set_off else list(self.outliers)
+
+
+def audit(samples, reference=None, reference_name="eval inputs", quiet=False):
+    """Compare calibration `samples` (input tuples) with `reference` samples; print the warnings."""
+    stats = [sample_stats(s) for s in samples]
+    maxes = np.array([m for m, _, _ in stats], dtype=np.float64)
     median = float(np.median(maxes)) if len(maxes) else 0.0
-    found = []
-    for i, m in enumerate(maxes):
-        if (median > 0 and m > factor * median) or (median == 0 and m > 0 and len(maxes) > 2):
-            found.append(i)
-            if not quiet:
-                ratio = f"{m / median:.1f}x" if median > 0 else "infinitely larger than"
-                warn("calibration outlier", f"sample {i} max|x| {_num(m)} is {ratio} the median max|x| {_num(median)}")
-    return found, maxes, median
+    if reference is None or len(reference) < MIN_REFERENCE:
+        reference, reference_name = samples, "calibration set"
+    ref_stats = [sample_stats(s) for s in reference]
+    ref_maxes = np.array([m for m, _, _ in ref_stats], dtype=np.float64)
+    ref_median = float(np.median(ref_maxes)) if len(ref_maxes) else 0.0
+    if not len(maxes) or not len(ref_maxes) or ref_median == 0.0:
+        return Audit([], False, maxes, median, ref_median, reference_name)
+    q1, q3 = np.percentile(_bits(ref_maxes), [25, 75])
+    spread = max(q3 - q1, MIN_SPREAD_BITS)
+    high, low = q3 + TUKEY * spread, q1 - TUKEY * spread
+    bits = _bits(maxes)
+    # Only a sample above the range stretches INT8 ranges; the set is off when most samples lie
+    # outside the reference's range on either side.
+    flagged = [i for i, b in enumerate(bits) if b > high]
+    outside = [i for i, b in enumerate(bits) if b > high or b < low]
+    own = reference_name == "calibration set"
+    set_off = not own and len(outside) > SET_FRACTION * len(samples)
+    if not quiet:
+        if set_off:
+            ref_mean = float(np.mean([m for _, m, _ in ref_stats]))
+            ref_std = float(np.mean([s for _, _, s in ref_stats]))
+            cal_mean = float(np.mean([m for _, m, _ in stats]))
+            cal_std = float(np.mean([s for _, _, s in stats]))
+            warn("calibration scale",
+                 f"{len(outside)} of {len(samples)} calibration samples lie outside the {reference_name}' range: "
+                 f"median max|x| {_num(median)} is {median / ref_median:.3g}x the {reference_name}' {_num(ref_median)} "
+                 f"(mean {_num(cal_mean)} vs {_num(ref_mean)}, std {_num(cal_std)} vs {_num(ref_std)}); "
+                 "calibration_data does not prepare its inputs the way the model is fed")
+        else:
+            for i in flagged:
+                m = maxes[i]
+                warn("calibration outlier",
+                     f"sample {i} max|x| {_num(m)} is {m / ref_median:.1f}x the median max|x| {_num(ref_median)} "
+                     f"of the {reference_name} (outside their spread: {_num(2.0 ** low)} .. {_num(2.0 ** high)})")
+    return Audit(flagged, set_off, maxes, median, ref_median, reference_name)
+
+
+def reference_samples(project):
+    """The samples the model is evaluated on, one per batch row: eval_data's inputs, else
+    example_inputs; with a name for the messages. None when the project gives neither."""
+    if project.get("eval_data"):
+        inputs, _labels = project.eval_data()
+        return per_row(inputs), "eval inputs"
+    return per_row(project.example_inputs()), "example inputs"

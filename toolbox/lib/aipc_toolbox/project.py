@@ -28,26 +28,21 @@ import tomllib
 
 from .emit import ToolError
 
+# The keys, their types, defaults and accepted values: project_keys.toml next to this file, the
+# one definition aipc itself also reads (set_project_option, `aipc run`'s early validation).
+_PYTHON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "string_list": list}
+
+
+def _load_schema():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "project_keys.toml")
+    with open(path, "rb") as f:
+        return tomllib.load(f)["keys"]
+
+
+SCHEMA = _load_schema()
 # key -> (accepted Python types, default, short description)
-KEYS = {
-    "model": (str, None, "module:function returning the nn.Module with its weights loaded"),
-    "example_inputs": (str, None, "module:function returning a tuple of input tensors (batch >= 2)"),
-    "eval_data": (str, None, "module:function returning (tuple of batched inputs, labels tensor)"),
-    "calibration_data": (str, None, "module:function returning a list of input tuples"),
-    "run_inputs": (str, None, "module:function returning the input tuples the application feeds the deployed model"),
-    "input_names": (list, None, "names of the graph inputs"),
-    "output_names": (list, None, "names of the graph outputs"),
-    "dynamic_batch": (bool, False, "export with a dynamic batch dimension"),
-    "batch_max": (int, 64, "upper bound of the dynamic batch dimension"),
-    "dynamic_seq": (bool, False, "export dim 1 of every input of rank >= 2 as a dynamic sequence dimension"),
-    "seq_max": (int, 64, "upper bound of the dynamic sequence dimension"),
-    "opset": (int, 18, "ONNX opset to request"),
-    "quantize": (str, "int8", '"int8" or "none": the artifact the project ships (INT8 or FP32)'),
-    "latency_budget_ms": ((int, float), None, "latency budget of the performance stage"),
-    "threads": (int, 1, "threads the runtime may use when profiling"),
-    "min_delegated_ratio": ((int, float), None, "executorch: lowest acceptable delegated ratio"),
-}
-REQUIRED = ("model", "example_inputs")
+KEYS = {k: (_PYTHON_TYPES[v["type"]], v.get("default"), v["doc"]) for k, v in SCHEMA.items()}
+REQUIRED = tuple(k for k, v in SCHEMA.items() if v.get("required"))
 
 
 def _line_of(text, key):
@@ -101,12 +96,16 @@ class Project:
                 continue
             value = cfg[key]
             ok = isinstance(value, types) and not (isinstance(value, bool) and types in (int, (int, float)))
-            if key in ("input_names", "output_names") and ok:
+            if SCHEMA[key]["type"] == "string_list" and ok:
                 ok = all(isinstance(v, str) for v in value)
             if not ok:
                 raise ToolError(f"{self._where(key)}: key {key!r} = {value!r} has the wrong type: expected {desc}")
-        if cfg["quantize"] not in ("int8", "none"):
-            raise ToolError(f"{self._where('quantize')}: quantize = {cfg['quantize']!r}: expected \"int8\" or \"none\"")
+            allowed = SCHEMA[key].get("values")
+            if allowed and value not in allowed:
+                raise ToolError(f"{self._where(key)}: {key} = {value!r}: expected one of " + ", ".join(f'"{a}"' for a in allowed))
+            low = SCHEMA[key].get("minimum")
+            if low is not None and value < low:
+                raise ToolError(f"{self._where(key)}: {key} = {value!r}: expected at least {low}")
         self.cfg = cfg
         if self.root not in sys.path:
             sys.path.insert(0, self.root)

@@ -13,9 +13,12 @@ MovingAverageMinMaxObserver (averaging_constant 0.01) that dampens a single extr
 The INT8 program takes the inputs the FP32 one does: a dynamic batch / sequence dim is, by
 default, the one build/model.pte was exported with (its sidecar), else aipc.toml's.
 
-Calibration outliers are checked every time: a sample whose max|x| is more than
-outlier_factor x the median max|x| prints `aipc-warning: calibration outlier: sample i ...`;
-drop_outliers=true leaves those samples out.
+The calibration inputs are checked every time against the inputs the model is evaluated on
+(aipc_toolbox/calib.py: eval_data, else example_inputs; no tuned factor): a sample above their
+range prints `aipc-warning: calibration outlier: sample i ...` (it stretches the INT8 ranges and
+can collapse the model with no error at all), and a set mostly outside it prints
+`aipc-warning: calibration scale: ...` (the calibration function must change). drop_outliers=true
+leaves the outlier samples out; it cannot repair a set on the wrong scale.
 """
 import os
 import time
@@ -75,13 +78,17 @@ def body(a):
     model = p.load_model()
     inputs = p.example_inputs()
     samples = p.calibration_data()
-    found, maxes, median = calib.outliers(samples, a["outlier_factor"])
-    if found and not a["drop_outliers"]:
+    reference, reference_name = calib.reference_samples(p)
+    audit = calib.audit(samples, reference, reference_name)
+    found, maxes, median = audit.outliers, audit.maxes, audit.median
+    if audit.set_off and a["drop_outliers"]:
+        emit.note("drop_outliers does not apply: most calibration samples are off, so the calibration "
+                  "function itself must prepare its inputs the way the model is fed")
+    elif found and not a["drop_outliers"]:
         emit.note(f"keeping {len(found)} outlier sample(s) {found}: INT8 ranges will be stretched by them "
                   "(drop_outliers=true leaves them out; moving_average=true dampens them)")
-    kept = [s for i, s in enumerate(samples) if not (a["drop_outliers"] and i in found)]
-    if not kept:
-        raise emit.ToolError("every calibration sample was dropped as an outlier; raise outlier_factor")
+    dropped = set(audit.droppable()) if a["drop_outliers"] else set()
+    kept = [s for i, s in enumerate(samples) if i not in dropped]
     shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"])
     cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
     emit.note(f"PT2E int8: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {a['per_channel']}, activation observer "

@@ -6,10 +6,12 @@ and weights QInt8, per-channel weights by default. Options: calibration method (
 Entropy, Percentile), moving_average (MinMax: average the per-sample ranges instead of taking
 the extremes, extra_options CalibMovingAverage), nodes_to_exclude, and drop_outliers.
 
-Calibration outliers are checked every time: a sample whose max|x| is more than
-outlier_factor x the median max|x| prints `aipc-warning: calibration outlier: sample i ...`
-(such a sample stretches the INT8 ranges and can collapse the model with no error at all);
-drop_outliers=true leaves those samples out.
+The calibration inputs are checked every time against the inputs the model is evaluated on
+(aipc_toolbox/calib.py: eval_data, else example_inputs; no tuned factor): a sample above their
+range prints `aipc-warning: calibration outlier: sample i ...` (it stretches the INT8 ranges and
+can collapse the model with no error at all), and a set mostly outside it prints
+`aipc-warning: calibration scale: ...` (the calibration function must change). drop_outliers=true
+leaves the outlier samples out; it cannot repair a set on the wrong scale.
 
 Writes build/model_int8.onnx. Prints e.g. {"ok": true, "artifact": "build/model_int8.onnx",
 "calib_samples": 63, "calib_outliers": 1, "dropped_samples": 1, "bytes": ..., ...}.
@@ -74,13 +76,17 @@ def body(a):
     src, dst = require_artifact(a["input"], "FP32 model"), a["output"]
     p = Project()
     samples = p.calibration_data()
-    found, maxes, median = calib.outliers(samples, a["outlier_factor"])
-    if found and not a["drop_outliers"]:
+    reference, reference_name = calib.reference_samples(p)
+    audit = calib.audit(samples, reference, reference_name)
+    found, maxes, median = audit.outliers, audit.maxes, audit.median
+    if audit.set_off and a["drop_outliers"]:
+        emit.note("drop_outliers does not apply: most calibration samples are off, so the calibration "
+                  "function itself must prepare its inputs the way the model is fed")
+    elif found and not a["drop_outliers"]:
         emit.note(f"keeping {len(found)} outlier sample(s) {found}: INT8 ranges will be stretched by them "
                   "(drop_outliers=true leaves them out; moving_average=true dampens them)")
-    kept = [s for i, s in enumerate(samples) if not (a["drop_outliers"] and i in found)]
-    if not kept:
-        raise emit.ToolError("every calibration sample was dropped as an outlier; raise outlier_factor")
+    dropped = set(audit.droppable()) if a["drop_outliers"] else set()
+    kept = [s for i, s in enumerate(samples) if i not in dropped]
     sess = session(src)
     names = [i.name for i in sess.get_inputs()]
     feeds = _feeds(kept, names, fixed_batch(sess))
