@@ -870,3 +870,45 @@ fn a_sandbox_that_cannot_start_stops_the_session_before_any_command() {
             .unwrap();
     assert!(report.contains("sandbox: **OFF** off"), "{report}");
 }
+
+/// A target whose toolbox reads `[project]` gets the table checked before any toolchain is set
+/// up: every problem with its `aipc.toml:<line>`, exit 2, and no venv, session or git change.
+#[test]
+fn run_checks_the_project_table_before_any_toolchain_setup() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("model.py"),
+        "def load_model():\n    pass\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"onnxruntime-cpu\"\n\n[project]\nmodel = \"model:load_model\"\nexample_inputs = \"data:example_inputs\"\nquantize = \"fp16\"\n",
+    )
+    .unwrap();
+    // An empty cache: a toolchain setup would start here (and take minutes).
+    let cache = tempfile::tempdir().unwrap();
+    let out = aipc()
+        .env("AIPC_CACHE_DIR", cache.path())
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr
+            .contains("aipc.toml:5: `example_inputs` = \"data:example_inputs\": no module `data`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("aipc.toml:6: `quantize` = \"fp16\": expected one of \"int8\", \"none\""),
+        "{stderr}"
+    );
+    assert!(
+        !cache.path().join("toolchains").exists(),
+        "no toolchain setup"
+    );
+    assert!(!project.path().join(".aipc/sessions").exists());
+}

@@ -64,7 +64,7 @@ def manifests_load_and_name_scripts():
         assert {"fix_branch_to_where", "fix_median_minmax", "fix_input_feed"} <= set(fixes), names
         assert fixes["fix_median_minmax"]["script"] == "../../fixes/median_minmax.py"
     shared = [x["name"] for x in args.load_manifest(FIXES / "toolbox.toml")]
-    assert shared == ["fix_branch_to_where", "fix_median_minmax", "fix_input_feed"], shared
+    assert shared == ["fix_branch_to_where", "fix_median_minmax", "fix_input_feed", "replace_function"], shared
 
 
 @check
