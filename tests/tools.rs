@@ -945,3 +945,68 @@ fn a_fifo_in_the_workspace_is_refused_not_waited_on() {
         );
     }
 }
+
+/// `set_project_option` finds the key in any spelling, keeps every other line, checks the
+/// value against the key's type, and refuses without touching the file.
+#[tokio::test]
+async fn set_project_option_edits_one_key_structurally() {
+    let h = Harness::new();
+    let original = "target = \"onnxruntime-cpu\"\n[project]\nmodel = \"model:load\"  # loader\nquantize=\"none\"   # FP32 for now\n\n[stages.export]\nmax_attempts = 2\n";
+    h.write("aipc.toml", original);
+    let r = h
+        .call(
+            "set_project_option",
+            json!({"key": "quantize", "value": "int8"}),
+        )
+        .await;
+    assert!(r.ok, "{}", r.observation);
+    assert!(
+        r.observation
+            .contains("set [project] quantize = \"int8\" in aipc.toml (was \"none\")"),
+        "{}",
+        r.observation
+    );
+    assert_eq!(
+        h.read("aipc.toml"),
+        original.replace("quantize=\"none\"", "quantize=\"int8\"")
+    );
+    assert_eq!(r.diffs.len(), 1);
+    let r = h
+        .call("set_project_option", json!({"key": "opset", "value": 17}))
+        .await;
+    assert!(
+        r.ok && r.observation.contains("was not set: default 18"),
+        "{}",
+        r.observation
+    );
+    assert!(h.read("aipc.toml").contains("opset = 17"));
+    let before = h.read("aipc.toml");
+    for (args, says) in [
+        (json!({"key": "opset", "value": "18"}), "must be an integer"),
+        (
+            json!({"key": "quantise", "value": "int8"}),
+            "did you mean `quantize`",
+        ),
+        (
+            json!({"key": "quantize", "value": "fp16"}),
+            "expected one of",
+        ),
+        (
+            json!({"key": "input_names", "value": {"a": 1}}),
+            "is not a [project] value",
+        ),
+    ] {
+        let r = h.call("set_project_option", args.clone()).await;
+        assert!(
+            !r.ok && r.observation.contains(says),
+            "{args}: {}",
+            r.observation
+        );
+        assert_eq!(h.read("aipc.toml"), before, "{args} changed the file");
+    }
+    let r = h
+        .call("set_project_option", json!({"key": "opset", "value": null}))
+        .await;
+    assert!(r.ok, "{}", r.observation);
+    assert!(!h.read("aipc.toml").contains("opset"));
+}
