@@ -22,9 +22,10 @@ Needs only python3 (3.11+); the toolchains come from ~/.cache/aipc/toolchains/<t
 --save-failures DIR writes the output of a failing tool call or check (stdout, then stderr: what
 the engine's classifier reads) to DIR/<example>.<target>.<script>.txt.
 
-`edit_file` (the engine's built-in tool) is emulated for --call: its `search` text must occur
-exactly once in `path` (no whitespace-tolerant matching), e.g.
-    --call 'inspect:edit_file:{"path": "aipc.toml", "search": "opset = 13", "replace": "opset = 18"}'
+`edit_file` and `set_project_option` (the engine's built-in tools) are emulated for --call:
+edit_file's `search` text must occur exactly once in `path` (no whitespace-tolerant matching),
+e.g.
+    --call 'inspect:set_project_option:{"key": "opset", "value": 18}'
 --overlay DIR copies DIR's files over the copy (a DeployBench task's overlay); tests/deploybench/
 verify_tasks.py runs the tasks this way.
 """
@@ -184,9 +185,40 @@ class Runner:
         print(f"  [{stage}] edit_file {json.dumps(args)} -> {'ok' if ok else f'FAILED ({count} matches)'}")
         return ok
 
+    def set_project_option(self, stage, args):
+        """An emulation of the engine's set_project_option (which edits with toml_edit): set
+        `key` in aipc.toml's [project] table to the JSON `value`, keeping a trailing comment;
+        enough for the verification runs, not a TOML editor."""
+        path = self.work / "aipc.toml"
+        lines = path.read_text().splitlines(keepends=True)
+        value = json.dumps(args["value"])
+        in_project, done, header = False, False, None
+        for i, line in enumerate(lines):
+            stripped = line.strip()
+            if stripped.startswith("["):
+                in_project = stripped.split("#")[0].strip() == "[project]"
+                header = i if in_project else header
+                continue
+            m = re.match(rf"(\s*{re.escape(args['key'])}\s*=\s*)([^#\n]*?)(\s*(#.*)?)$", line.rstrip("\n"))
+            if in_project and m:
+                lines[i] = m.group(1) + value + m.group(3) + "\n"
+                done = True
+                break
+        if not done and header is not None:
+            lines.insert(header + 1, f"{args['key']} = {value}\n")
+            done = True
+        if done:
+            path.write_text("".join(lines))
+        self.rows.append({"stage": stage, "step": f"set_project_option {args['key']}", "script": "set_project_option",
+                          "wall_s": 0.0, "ok": done, "metrics": {}})
+        print(f"  [{stage}] set_project_option {json.dumps(args)} -> {'ok' if done else 'FAILED (no [project] table)'}")
+        return done
+
     def call(self, stage, tool, args):
         if tool == "edit_file":
             return self.edit_file(stage, args)
+        if tool == "set_project_option":
+            return self.set_project_option(stage, args)
         entry = self.tools.get(tool)
         if entry is None:
             sys.exit(f"error: tool {tool!r} is not in {self.args.target}'s toolbox.toml ({', '.join(self.tools)})")
