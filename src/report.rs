@@ -47,6 +47,96 @@ pub struct Report {
     pub artifacts: Vec<ArtifactSummary>,
     pub escalations: Vec<Escalation>,
     pub errors: Vec<String>,
+    /// For a session that did not deploy: what stopped it and what a human must do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<Diagnosis>,
+}
+
+/// The first stage that did not pass, the evidence of its last failure, what was tried, and
+/// the repairs the evidence names that were not: what an engineer needs to take over.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Diagnosis {
+    pub stage: String,
+    pub status: String,
+    pub signature: Option<String>,
+    pub class: Option<String>,
+    /// `file:line` (with the function) when the evidence names the place.
+    pub location: Option<String>,
+    pub facts: std::collections::BTreeMap<String, String>,
+    /// The calls made in the stage, in order: `tool {args} -> status`.
+    pub tried: Vec<String>,
+    /// The evidence's candidate fixes.
+    pub candidate_fixes: Vec<String>,
+}
+
+/// Most calls of a stage listed in a diagnosis (the rest are counted).
+const DIAGNOSIS_CALLS: usize = 20;
+
+impl Diagnosis {
+    fn of(view: &SessionView) -> Option<Diagnosis> {
+        let stage = view.stages.iter().find(|s| {
+            !matches!(
+                s.status,
+                StageStatus::Passed | StageStatus::Skipped | StageStatus::Pending
+            )
+        })?;
+        let evidence = stage.last_evidence.as_ref();
+        let facts = evidence.map(|e| e.facts.clone()).unwrap_or_default();
+        let location = facts.get("path").or_else(|| facts.get("file")).map(|file| {
+            let mut at = file.clone();
+            if let Some(line) = facts.get("line") {
+                at.push_str(&format!(":{line}"));
+            }
+            if let Some(function) = facts.get("function") {
+                at.push_str(&format!(" in {function}()"));
+            }
+            at
+        });
+        let mut calls: Vec<(&String, &crate::session::view::CallSummary)> = view
+            .calls
+            .iter()
+            .filter(|(_, c)| c.stage == stage.name)
+            .collect();
+        // Call ids are `<stage>.<n>`: order by n.
+        calls.sort_by_key(|(id, _)| {
+            id.rsplit('.')
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(u64::MAX)
+        });
+        let mut tried: Vec<String> = calls
+            .iter()
+            .take(DIAGNOSIS_CALLS)
+            .map(|(_, c)| {
+                let status = c
+                    .status
+                    .map(|s| format!("{s:?}").to_lowercase())
+                    .unwrap_or_else(|| "not finished".into());
+                let args = c.args.to_string();
+                let args = if args.chars().count() > 160 {
+                    format!("{}…", args.chars().take(160).collect::<String>())
+                } else {
+                    args
+                };
+                format!("{} {args} -> {status}", c.tool)
+            })
+            .collect();
+        if calls.len() > DIAGNOSIS_CALLS {
+            tried.push(format!("… and {} more", calls.len() - DIAGNOSIS_CALLS));
+        }
+        Some(Diagnosis {
+            stage: stage.name.clone(),
+            status: stage.status.word().to_string(),
+            signature: evidence.map(|e| e.signature.clone()),
+            class: evidence.and_then(|e| e.class.clone()),
+            location,
+            facts,
+            tried,
+            candidate_fixes: evidence
+                .map(|e| e.candidate_fixes.clone())
+                .unwrap_or_default(),
+        })
+    }
 }
 
 impl Report {
@@ -58,6 +148,10 @@ impl Report {
 
     /// The report of a folded session.
     pub fn from_view(view: SessionView, outcome: Outcome, duration_ms: u64) -> Report {
+        let diagnosis = match outcome {
+            Outcome::Deployed => None,
+            _ => Diagnosis::of(&view),
+        };
         let session = view.session.unwrap_or_default();
         let totals = view.totals;
         let policy = view.policy;
@@ -95,6 +189,7 @@ impl Report {
             artifacts: view.artifacts,
             escalations: view.escalations,
             errors: view.errors,
+            diagnosis,
         }
     }
 
@@ -226,6 +321,61 @@ impl Report {
                 }
             }
         }
+        if let Some(d) = &self.diagnosis {
+            let _ = writeln!(md, "\n## What a human must do\n");
+            let _ = writeln!(
+                md,
+                "Stage **{}** {}{}.",
+                d.stage,
+                d.status,
+                d.signature
+                    .as_ref()
+                    .map(|s| format!(
+                        " on `{s}`{}",
+                        d.class
+                            .as_ref()
+                            .map(|c| format!(" ({c})"))
+                            .unwrap_or_default()
+                    ))
+                    .unwrap_or_default()
+            );
+            if let Some(at) = &d.location {
+                let _ = writeln!(md, "\n- where: `{at}`");
+            }
+            if !d.facts.is_empty() {
+                let facts: Vec<String> = d
+                    .facts
+                    .iter()
+                    .map(|(k, v)| format!("{k} = `{v}`"))
+                    .collect();
+                let _ = writeln!(md, "- facts: {}", facts.join(", "));
+            }
+            if !d.tried.is_empty() {
+                let _ = writeln!(md, "- tried in that stage:");
+                for t in &d.tried {
+                    let _ = writeln!(md, "  - `{t}`");
+                }
+            }
+            if !d.candidate_fixes.is_empty() {
+                let _ = writeln!(md, "- repairs the evidence names:");
+                for f in &d.candidate_fixes {
+                    let _ = writeln!(md, "  - {f}");
+                }
+            }
+            let next = match self.outcome {
+                // An interrupted session continues from its last checkpoint.
+                Outcome::Aborted | Outcome::Error => format!(
+                    "Repair the cause, then continue from the last checkpoint with `aipc resume {}`.",
+                    self.session_id
+                ),
+                _ => format!(
+                    "Repair it in the project (the session's branch `{}` holds every passed \
+                     stage), then run `aipc run` again.",
+                    self.branch
+                ),
+            };
+            let _ = writeln!(md, "\n{next}");
+        }
         if !self.escalations.is_empty() {
             let _ = writeln!(md, "\n## Budgets exhausted\n");
             for e in &self.escalations {
@@ -270,4 +420,51 @@ fn short(commit: &str) -> &str {
 
 fn seconds(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept session of a failed DeployBench run (the control arm, which has no classified
+    /// evidence) and a deployed one.
+    fn events(path: &str) -> Vec<EventEnvelope> {
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+        text.lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    #[test]
+    fn a_failed_session_says_what_a_human_must_do() {
+        let events = events(
+            "tests/deploybench/results/2026-11-30/control-626677a/sessions/branchy-ort.control/events.jsonl",
+        );
+        let report = Report::from_events(&events, Outcome::Failed, 1);
+        let d = report.diagnosis.clone().expect("a diagnosis");
+        assert_eq!(d.stage, "export");
+        assert_eq!(d.status, "failed");
+        assert!(d.signature.is_some());
+        assert!(!d.tried.is_empty(), "{d:?}");
+        assert!(d.tried.iter().all(|t| t.contains(" -> ")), "{:?}", d.tried);
+        let md = report.to_markdown();
+        assert!(md.contains("## What a human must do"), "{md}");
+        assert!(md.contains("Stage **export** failed"), "{md}");
+        assert!(md.contains("run `aipc run` again"), "{md}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["diagnosis"]["stage"], "export");
+    }
+
+    #[test]
+    fn a_deployed_session_has_no_diagnosis() {
+        let events = events("sessions/digits-cnn-onnxruntime/events.jsonl");
+        let report = Report::from_events(&events, Outcome::Deployed, 1);
+        assert!(report.diagnosis.is_none());
+        assert!(!report.to_markdown().contains("What a human must do"));
+        assert!(serde_json::to_value(&report)
+            .unwrap()
+            .get("diagnosis")
+            .is_none());
+    }
 }
