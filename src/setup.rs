@@ -174,6 +174,7 @@ pub fn recorded_session(
         batch,
         offer_skills: recorded_flag("offer_skills"),
         classified_evidence: recorded_flag("classified_evidence"),
+        narrow_choices: recorded_flag("narrow_choices"),
         ..EngineOptions::default()
     }
     .guarded(guard);

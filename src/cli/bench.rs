@@ -17,13 +17,20 @@ use std::path::PathBuf;
 pub(crate) enum ArmChoice {
     Skills,
     Control,
+    /// No model: the first call the evidence names (what the tables alone achieve).
+    NoModel,
+    /// Skills and classified evidence as text, no narrowing of the choices.
+    EvidenceText,
+    /// skills and control.
     Both,
+    /// Every arm.
+    All,
 }
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchWhat {
     /// DeployBench: run the deployment tasks in batch mode, each in its own session, in the
-    /// skills arm and/or the control arm (no skills, raw log tail), and print the table.
+    /// chosen arms (skills, control, no-model, evidence-text) and trials, and print the table.
     Deploy {
         /// Task names (glob) under the tasks folder.
         #[arg(long, default_value = "*")]
@@ -31,8 +38,12 @@ pub(crate) enum BenchWhat {
         /// The tasks folder (default: tests/deploybench/tasks in the data dir).
         #[arg(long)]
         tasks_dir: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = ArmChoice::Skills)]
-        arm: ArmChoice,
+        /// Arms, comma-separated.
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "skills")]
+        arm: Vec<ArmChoice>,
+        /// Times each task runs in each arm.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+        trials: u32,
         /// The model of every run (default: the embedded default model).
         #[arg(long)]
         model: Option<String>,
@@ -158,6 +169,7 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             tasks,
             tasks_dir,
             arm,
+            trials,
             model,
             threads,
             jobs,
@@ -169,6 +181,7 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             tasks,
             tasks_dir,
             arm,
+            trials,
             model,
             threads,
             jobs,
@@ -266,7 +279,8 @@ struct BenchDeployArgs {
     data_dir: Option<PathBuf>,
     tasks: String,
     tasks_dir: Option<PathBuf>,
-    arm: ArmChoice,
+    arm: Vec<ArmChoice>,
+    trials: u32,
     model: Option<String>,
     threads: Option<u32>,
     jobs: usize,
@@ -327,11 +341,26 @@ fn deploy(args: BenchDeployArgs) -> i32 {
         exe,
         data_dir: data,
         tasks,
-        arms: match args.arm {
-            ArmChoice::Skills => vec![Arm::Skills],
-            ArmChoice::Control => vec![Arm::Control],
-            ArmChoice::Both => vec![Arm::Skills, Arm::Control],
+        arms: {
+            let mut arms: Vec<Arm> = Vec::new();
+            for choice in &args.arm {
+                let these: &[Arm] = match choice {
+                    ArmChoice::Skills => &[Arm::Skills],
+                    ArmChoice::Control => &[Arm::Control],
+                    ArmChoice::NoModel => &[Arm::NoModel],
+                    ArmChoice::EvidenceText => &[Arm::EvidenceText],
+                    ArmChoice::Both => &[Arm::Skills, Arm::Control],
+                    ArmChoice::All => &[Arm::Skills, Arm::Control, Arm::NoModel, Arm::EvidenceText],
+                };
+                for arm in these {
+                    if !arms.contains(arm) {
+                        arms.push(*arm);
+                    }
+                }
+            }
+            arms
         },
+        trials: args.trials,
         model: args.model,
         run_flags: args
             .threads
@@ -341,16 +370,18 @@ fn deploy(args: BenchDeployArgs) -> i32 {
         out_dir: out_dir.clone(),
     };
     eprintln!(
-        "bench deploy: {} task(s) × {} arm(s) → {}",
+        "bench deploy: {} task(s) × {} arm(s) × {} trial(s) → {}",
         config.tasks.len(),
         config.arms.len(),
+        config.trials,
         out_dir.display()
     );
     let progress = |r: &deploybench::RunRecord| {
         eprintln!(
-            "bench deploy: {} [{}] {} {} at {} in {:.1} s",
+            "bench deploy: {} [{} #{}] {} {} at {} in {:.1} s",
             r.task,
             r.arm,
+            r.trial,
             if r.success { "✔" } else { "✘" },
             r.outcome,
             r.stage_reached,

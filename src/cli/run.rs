@@ -42,6 +42,10 @@ pub(crate) struct RunArgs {
     /// Feed the raw log tail back instead of classified evidence.
     #[arg(long)]
     raw_evidence: bool,
+    /// Offer the stage's tools on every turn instead of narrowing them to the calls the
+    /// evidence names (the evidence is still shown as text; a DeployBench arm).
+    #[arg(long)]
+    no_narrowing: bool,
     /// Also print command output and model replies.
     #[arg(long, short)]
     verbose: bool,
@@ -77,6 +81,7 @@ pub(crate) async fn run(args: RunArgs, data_dir: Option<PathBuf>) -> i32 {
             batch,
             offer_skills: !args.no_skills,
             classified_evidence: !args.raw_evidence,
+            narrow_choices: !args.no_narrowing,
             ..EngineOptions::default()
         }
         .guarded(args.guard.guard()),

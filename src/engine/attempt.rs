@@ -68,7 +68,11 @@ impl Engine {
             let request_id = self.next_request;
             self.next_request += 1;
             // The constraint offers this turn's choices; the prompt still lists the stage's.
-            let offered_now = self.narrowing.offered(&offered);
+            let offered_now = if self.setup.options.narrow_choices {
+                self.narrowing.offered(&offered)
+            } else {
+                offered.clone()
+            };
             // A tool named by the evidence with two argument sets is offered twice.
             let mut names: Vec<String> = Vec::new();
             for tool in &offered_now {

@@ -57,6 +57,9 @@ pub struct EngineOptions {
     pub offer_skills: bool,
     /// Classify failures with the signature table (false: raw log tail only).
     pub classified_evidence: bool,
+    /// Narrow each turn's choices to what the evidence names ([`narrowing`]); false offers the
+    /// stage's tools on every turn, with the evidence as text only (the `evidence-text` arm).
+    pub narrow_choices: bool,
     /// Upper bound on one reply's tokens.
     pub max_reply_tokens: u32,
     /// The sandbox the engineer chose on the command line (`--sandbox`); `None`: the
@@ -92,6 +95,7 @@ impl Default for EngineOptions {
             batch: true,
             offer_skills: true,
             classified_evidence: true,
+            narrow_choices: true,
             max_reply_tokens: 512,
             sandbox: None,
             approve_all: false,
@@ -265,6 +269,10 @@ impl Engine {
                 (
                     "classified_evidence".to_string(),
                     setup.options.classified_evidence.to_string(),
+                ),
+                (
+                    "narrow_choices".to_string(),
+                    setup.options.narrow_choices.to_string(),
                 ),
             ]
             .into(),

@@ -2,7 +2,8 @@
 //! the current stage allows, streams text deltas and returns the whole reply with token counts
 //! and timings. Backends: [`llama`] (in-process llama.cpp, the default), [`openai`] (an
 //! OpenAI-compatible HTTP server such as llama-server, vLLM or Ollama), [`scripted`]
-//! (prepared replies from a file, for tests and demos) and [`replay`] (the replies a recorded
+//! (prepared replies from a file, for tests and demos), [`policy`] (no model: the first call
+//! the evidence names, DeployBench's `no-model` arm) and [`replay`] (the replies a recorded
 //! session got, for `aipc rerun`). Around them: [`gguf`] reads a GGUF
 //! file's metadata without loading it, [`describe`] renders it for people, and [`store`] says
 //! where models live and fetches the default one.
@@ -12,6 +13,7 @@ pub mod gguf;
 pub(crate) mod gguf_builder;
 pub mod llama;
 pub mod openai;
+pub mod policy;
 pub mod recorded_replies;
 pub mod scripted;
 pub mod store;
@@ -157,7 +159,8 @@ impl Default for ModelOptions {
     }
 }
 
-/// Open the backend a `--model` value names: `scripted:<file>`, `replay:<session folder>`, an `http://host:port/v1`
+/// Open the backend a `--model` value names: `scripted:<file>`, `replay:<session folder>`,
+/// `policy:first-candidate` (no model: the tables' first named call), an `http://host:port/v1`
 /// server (`https://` is refused: this build has no TLS), or a GGUF file run in-process
 /// (`prompts_dir` holds the base-model prompt format).
 pub fn open_backend(
@@ -169,6 +172,9 @@ pub fn open_backend(
         return Ok(Box::new(recorded_replies::ReplayBackend::open(
             std::path::Path::new(dir),
         )?));
+    }
+    if spec == policy::SPEC {
+        return Ok(Box::new(policy::FirstCandidatePolicy));
     }
     if let Some(file) = spec.strip_prefix("scripted:") {
         return Ok(Box::new(scripted::ScriptedBackend::load(

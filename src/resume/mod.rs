@@ -210,7 +210,10 @@ fn open_model(
 /// they are, `http://host/v1 (model, mode)` into the URL and the model name, a bare `.gguf`
 /// file name into its place in the model store.
 fn spec_from_recorded_name(name: &str) -> Option<(String, Option<String>)> {
-    if name.starts_with("scripted:") || name.starts_with("replay:") {
+    if name.starts_with("scripted:")
+        || name.starts_with("replay:")
+        || name == crate::model::policy::SPEC
+    {
         return Some((name.to_string(), None));
     }
     if name.starts_with("http://") {

@@ -1,7 +1,11 @@
 //! `aipc bench deploy`: DeployBench, a suite of real deployment tasks run in batch mode (zero
-//! human input), each in its own session, in two arms — `skills` (skills offered, classified
-//! evidence) and `control` (no skills, raw log tail only) — with a table of outcomes and where
-//! the time went.
+//! human input), each in its own session, in up to four arms — `skills` (skills offered,
+//! classified evidence, choices narrowed to what the evidence names), `control` (no skills, raw
+//! log tail only), `no-model` (no model at all: a deterministic policy that makes the first call
+//! the evidence names, [`crate::model::policy`]: what the tables alone achieve) and
+//! `evidence-text` (skills and classified evidence as text, every turn offering the stage's
+//! tools) — repeated `trials` times, with a table of outcomes, their spread over trials, and
+//! where the time went.
 //!
 //! Every run deploys a fresh copy of the task's project with the real `aipc run` binary (the
 //! same executable, as a child process), so the sessions are ordinary sessions: kept under the
@@ -27,6 +31,8 @@ use std::time::Instant;
 pub enum Arm {
     Skills,
     Control,
+    NoModel,
+    EvidenceText,
 }
 
 impl Arm {
@@ -34,6 +40,18 @@ impl Arm {
         match self {
             Arm::Skills => "skills",
             Arm::Control => "control",
+            Arm::NoModel => "no-model",
+            Arm::EvidenceText => "evidence-text",
+        }
+    }
+
+    /// The `aipc run` flags that make this arm (the model comes from the config, except for
+    /// `no-model`).
+    fn run_flags(self) -> &'static [&'static str] {
+        match self {
+            Arm::Skills | Arm::NoModel => &[],
+            Arm::Control => &["--no-skills", "--raw-evidence"],
+            Arm::EvidenceText => &["--no-narrowing"],
         }
     }
 }
@@ -53,6 +71,9 @@ pub struct DeployBenchConfig {
     pub run_flags: Vec<String>,
     /// Runs in parallel.
     pub jobs: usize,
+    /// Times each task runs in each arm (greedy decoding is deterministic on one machine, so
+    /// trials measure what differs between runs: timing, the machine's load, the toolchain).
+    pub trials: u32,
     /// Where project copies, sessions and the table go.
     pub out_dir: PathBuf,
 }
@@ -68,10 +89,12 @@ pub fn run(
 ) -> Result<BenchDeployReport> {
     std::fs::create_dir_all(&config.out_dir)
         .with_context(|| format!("creating {}", config.out_dir.display()))?;
-    let mut queue: VecDeque<(usize, Task, Arm)> = VecDeque::new();
-    for task in &config.tasks {
-        for arm in &config.arms {
-            queue.push_back((queue.len(), task.clone(), *arm));
+    let mut queue: VecDeque<(usize, Task, Arm, u32)> = VecDeque::new();
+    for trial in 1..=config.trials.max(1) {
+        for task in &config.tasks {
+            for arm in &config.arms {
+                queue.push_back((queue.len(), task.clone(), *arm, trial));
+            }
         }
     }
     let total = queue.len();
@@ -86,10 +109,10 @@ pub fn run(
                     Ok(mut q) => q.pop_front(),
                     Err(_) => None,
                 };
-                let Some((index, task, arm)) = next else {
+                let Some((index, task, arm, trial)) = next else {
                     break;
                 };
-                let record = run_one(config, &task, arm);
+                let record = run_one(config, &task, arm, trial);
                 progress(&record);
                 if let Ok(mut r) = results.lock() {
                     r.push((index, record));
@@ -113,13 +136,17 @@ pub fn run(
     Ok(report)
 }
 
-/// One task in one arm: copy the project, run `aipc run --batch`, read the session's report.
-fn run_one(config: &DeployBenchConfig, task: &Task, arm: Arm) -> RunRecord {
-    let run_dir = config
-        .out_dir
-        .join("runs")
-        .join(format!("{}.{}", task.name, arm.name()));
+/// One task in one arm, one trial: copy the project, run `aipc run --batch`, read the
+/// session's report.
+fn run_one(config: &DeployBenchConfig, task: &Task, arm: Arm, trial: u32) -> RunRecord {
+    let name = if config.trials > 1 {
+        format!("{}.{}.t{trial}", task.name, arm.name())
+    } else {
+        format!("{}.{}", task.name, arm.name())
+    };
+    let run_dir = config.out_dir.join("runs").join(name);
     let mut record = RunRecord::new(task, arm);
+    record.trial = trial;
     let started = Instant::now();
     let result = (|| -> Result<()> {
         if run_dir.exists() {
@@ -140,12 +167,12 @@ fn run_one(config: &DeployBenchConfig, task: &Task, arm: Arm) -> RunRecord {
             .arg("--batch")
             .arg("--target")
             .arg(&task.target);
-        if let Some(model) = &config.model {
+        if arm == Arm::NoModel {
+            command.arg("--model").arg(crate::model::policy::SPEC);
+        } else if let Some(model) = &config.model {
             command.arg("--model").arg(model);
         }
-        if arm == Arm::Control {
-            command.arg("--no-skills").arg("--raw-evidence");
-        }
+        command.args(arm.run_flags());
         command.args(&config.run_flags);
         let output = command
             .stdin(Stdio::null())
@@ -232,12 +259,12 @@ pub fn regressions(baseline: &BenchDeployReport, report: &BenchDeployReport) -> 
         if let Some(now) = report
             .runs
             .iter()
-            .find(|r| r.task == before.task && r.arm == before.arm)
+            .find(|r| r.task == before.task && r.arm == before.arm && r.trial == before.trial)
         {
             if !now.success {
                 out.push(format!(
-                    "{} ({}): passed in the baseline, now {} at stage {}",
-                    now.task, now.arm, now.outcome, now.stage_reached
+                    "{} ({}, trial {}): passed in the baseline, now {} at stage {}",
+                    now.task, now.arm, now.trial, now.outcome, now.stage_reached
                 ));
             }
         }

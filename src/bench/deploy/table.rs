@@ -12,6 +12,9 @@ pub struct RunRecord {
     pub task: String,
     pub target: String,
     pub arm: String,
+    /// Which trial (from 1) of the task in this arm.
+    #[serde(default = "first_trial")]
+    pub trial: u32,
     /// The session's outcome (`deployed`, `failed`, `aborted`, `error`), or `error` when the
     /// run produced no report.
     pub outcome: String,
@@ -34,12 +37,17 @@ pub struct RunRecord {
     pub note: String,
 }
 
+fn first_trial() -> u32 {
+    1
+}
+
 impl RunRecord {
     pub(super) fn new(task: &Task, arm: Arm) -> Self {
         RunRecord {
             task: task.name.clone(),
             target: task.target.clone(),
             arm: arm.name().to_string(),
+            trial: 1,
             outcome: String::new(),
             success: false,
             stage_reached: String::new(),
@@ -133,9 +141,17 @@ impl RunRecord {
 /// The figures of one arm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ArmSummary {
+    /// Runs in this arm (tasks × trials).
     pub tasks: usize,
     pub deployed: usize,
+    /// Runs that produced no session report or ended `error` (the runner, the model backend or
+    /// the environment failed): counted apart from deployments that failed a stage.
+    #[serde(default)]
+    pub errored: usize,
     pub success_rate: f64,
+    /// The lowest and highest success rate of one trial (all tasks of that trial).
+    #[serde(default)]
+    pub trial_rates: Vec<f64>,
     pub median_wall_s: f64,
     pub median_model_time_s: f64,
     pub median_toolchain_time_s: f64,
@@ -168,11 +184,23 @@ impl BenchDeployReport {
         for arm in arms {
             let of_arm: Vec<&RunRecord> = runs.iter().filter(|r| r.arm == arm).collect();
             let deployed = of_arm.iter().filter(|r| r.success).count();
+            let errored = of_arm.iter().filter(|r| r.outcome == "error").count();
+            let trials: std::collections::BTreeSet<u32> = of_arm.iter().map(|r| r.trial).collect();
+            let trial_rates = trials
+                .iter()
+                .map(|t| {
+                    let of_trial: Vec<&&RunRecord> =
+                        of_arm.iter().filter(|r| r.trial == *t).collect();
+                    of_trial.iter().filter(|r| r.success).count() as f64 / of_trial.len() as f64
+                })
+                .collect();
             summary.insert(
                 arm,
                 ArmSummary {
                     tasks: of_arm.len(),
                     deployed,
+                    errored,
+                    trial_rates,
                     success_rate: if of_arm.is_empty() {
                         0.0
                     } else {
@@ -191,27 +219,68 @@ impl BenchDeployReport {
 
     pub fn to_markdown(&self) -> String {
         let mut md = String::from("# DeployBench\n\n");
-        md.push_str("| arm | tasks | deployed | success rate | median wall | median model | median toolchain |\n|---|---|---|---|---|---|---|\n");
+        md.push_str("| arm | runs | deployed | errored | success rate | per trial | median wall | median model | median toolchain |\n|---|---|---|---|---|---|---|---|---|\n");
         for (arm, s) in &self.summary {
+            let per_trial: Vec<String> = s
+                .trial_rates
+                .iter()
+                .map(|r| format!("{:.0}%", r * 100.0))
+                .collect();
             let _ = writeln!(
                 md,
-                "| {arm} | {} | {} | {:.0}% | {:.1} s | {:.1} s | {:.1} s |",
+                "| {arm} | {} | {} | {} | {:.0}% | {} | {:.1} s | {:.1} s | {:.1} s |",
                 s.tasks,
                 s.deployed,
+                s.errored,
                 s.success_rate * 100.0,
+                per_trial.join(" / "),
                 s.median_wall_s,
                 s.median_model_time_s,
                 s.median_toolchain_time_s
             );
         }
-        md.push_str("\n| task | target | arm | outcome | stage reached | repairs | turns | tokens | model | toolchain | wall | humans |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        let trials = self.runs.iter().map(|r| r.trial).max().unwrap_or(1);
+        if trials > 1 {
+            md.push_str("\n| task | arm | deployed / trials | errored | stages reached | wall (min – max) |\n|---|---|---|---|---|---|\n");
+            let mut keys: Vec<(&str, &str)> = self
+                .runs
+                .iter()
+                .map(|r| (r.task.as_str(), r.arm.as_str()))
+                .collect();
+            keys.dedup();
+            keys.sort();
+            keys.dedup();
+            for (task, arm) in keys {
+                let of: Vec<&RunRecord> = self
+                    .runs
+                    .iter()
+                    .filter(|r| r.task == task && r.arm == arm)
+                    .collect();
+                let mut reached: Vec<&str> = of.iter().map(|r| r.stage_reached.as_str()).collect();
+                reached.sort();
+                reached.dedup();
+                let walls = of.iter().map(|r| r.wall_s);
+                let _ = writeln!(
+                    md,
+                    "| {task} | {arm} | {} / {} | {} | {} | {:.0} – {:.0} s |",
+                    of.iter().filter(|r| r.success).count(),
+                    of.len(),
+                    of.iter().filter(|r| r.outcome == "error").count(),
+                    reached.join(", "),
+                    walls.clone().fold(f64::INFINITY, f64::min),
+                    walls.fold(0.0, f64::max)
+                );
+            }
+        }
+        md.push_str("\n| task | target | arm | trial | outcome | stage reached | repairs | turns | tokens | model | toolchain | wall | humans |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for r in &self.runs {
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {}{} | {} | {} | {} | {} | {:.1} s | {:.1} s | {:.1} s | {} |",
+                "| {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {:.1} s | {:.1} s | {:.1} s | {} |",
                 r.task,
                 r.target,
                 r.arm,
+                r.trial,
                 if r.success { "✔ " } else { "✘ " },
                 r.outcome,
                 r.stage_reached,
@@ -228,13 +297,21 @@ impl BenchDeployReport {
         if !notes.is_empty() {
             md.push_str("\nNotes:\n");
             for r in notes {
-                let _ = writeln!(md, "- {} ({}): {}", r.task, r.arm, r.note);
+                let _ = writeln!(
+                    md,
+                    "- {} ({}, trial {}): {}",
+                    r.task, r.arm, r.trial, r.note
+                );
             }
         }
         md.push_str("\nSessions:\n");
         for r in &self.runs {
             if !r.session.is_empty() {
-                let _ = writeln!(md, "- {} ({}): {}", r.task, r.arm, r.session);
+                let _ = writeln!(
+                    md,
+                    "- {} ({}, trial {}): {}",
+                    r.task, r.arm, r.trial, r.session
+                );
             }
         }
         md
@@ -324,12 +401,45 @@ mod tests {
         let before = BenchDeployReport::new(vec![a.clone(), b.clone()]);
         assert_eq!(before.summary["skills"].success_rate, 1.0);
         assert_eq!(before.summary["control"].deployed, 0);
-        assert!(before.to_markdown().contains("| skills | 1 | 1 | 100% |"));
+        assert!(before.to_markdown().contains("| skills | 1 | 1 | 0 | 100% | 100% |"));
         let mut a2 = a.clone();
         a2.success = false;
         a2.outcome = "failed".into();
         let now = BenchDeployReport::new(vec![a2, b]);
         let regressions = super::super::regressions(&before, &now);
         assert_eq!(regressions.len(), 1, "{regressions:?}");
+    }
+
+    #[test]
+    fn trials_give_a_spread_and_errors_count_apart() {
+        let mut runs = Vec::new();
+        for (trial, ok, outcome) in [
+            (1, true, "deployed"),
+            (2, false, "failed"),
+            (3, false, "error"),
+        ] {
+            let mut r = record(Arm::NoModel);
+            r.trial = trial;
+            r.success = ok;
+            r.outcome = outcome.into();
+            r.wall_s = 10.0 * trial as f64;
+            runs.push(r);
+        }
+        let report = BenchDeployReport::new(runs);
+        let s = &report.summary["no-model"];
+        assert_eq!((s.tasks, s.deployed, s.errored), (3, 1, 1));
+        assert_eq!(s.trial_rates, vec![1.0, 0.0, 0.0]);
+        let md = report.to_markdown();
+        assert!(md.contains("| t | no-model | 1 / 3 | 1 |"), "{md}");
+        assert!(md.contains("10 – 30 s"), "{md}");
+        // A baseline from before trials were recorded reads as trial 1.
+        let old: RunRecord = serde_json::from_value(json!({
+            "task": "t", "target": "x", "arm": "skills", "outcome": "deployed", "success": true,
+            "stage_reached": "report", "repair_attempts": 0, "model_turns": 1, "tokens": 1,
+            "model_time_s": 0.0, "toolchain_time_s": 0.0, "wall_s": 1.0, "human_interventions": 0,
+            "exit_code": 0, "session": ""
+        }))
+        .unwrap();
+        assert_eq!(old.trial, 1);
     }
 }
