@@ -97,7 +97,13 @@ def _names_stored(stmts):
 
 
 def _terminates(stmts):
-    return bool(stmts) and isinstance(stmts[-1], (ast.Return, ast.Raise))
+    """Every path through the statements ends in return/raise."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _terminates(last.body) and _terminates(last.orelse)
+    return isinstance(last, (ast.Return, ast.Raise))
 
 
 def _torch(fn, *args):
@@ -250,7 +256,7 @@ class Conditions:
 
     def static(self, src, test):
         text = " " + seg(src.text, test)
-        return next((h.strip().rstrip("(") for h in STATIC_HINTS if h in text), None)
+        return next((h.strip().strip(".(") for h in STATIC_HINTS if h in text), None)
 
     def helper_of(self, src, node, cls, depth=0):
         """(source, FunctionDef) when node calls a project function whose returns are tensor-valued."""
@@ -275,8 +281,9 @@ class Conditions:
             return node.func.value
         return node
 
-    def tensor(self, src, test, cls, depth=0):
-        """Conservative syntactic rule: the condition computes a tensor from values."""
+    def tensor(self, src, test, cls, depth=0, fn=None):
+        """Conservative syntactic rule: the condition computes a tensor from values (a tensor method
+        or torch function, a project helper returning one, or a local name assigned from one in `fn`)."""
         if self.static(src, test):
             return False
         for n in ast.walk(test):
@@ -290,6 +297,12 @@ class Conditions:
                     return True
                 if self.helper_of(src, n, cls, depth):
                     return True
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and fn is not None and depth < 4:
+                for a in ast.walk(fn):
+                    if (isinstance(a, ast.Assign) and a.lineno < test.lineno and len(a.targets) == 1
+                            and isinstance(a.targets[0], ast.Name) and a.targets[0].id == n.id
+                            and self.tensor(src, a.value, cls, depth + 1, fn)):
+                        return True
         return False
 
 
@@ -404,7 +417,7 @@ class IfRewrite:
     def is_tensor(self, test):
         if test.lineno in self.trust or any(test.lineno <= ln <= test.end_lineno for ln in self.trust):
             return self.conds.static(self.src, test) is None
-        return self.conds.tensor(self.src, test, self.cls)
+        return self.conds.tensor(self.src, test, self.cls, fn=self.fn)
 
     def defined_before(self, name, node):
         if name in self.params:
@@ -602,7 +615,7 @@ class IfRewrite:
                     if isinstance(n, (ast.Break, ast.Continue)) and self._breaks_on_tensor(n, st):
                         raise Refuse(n, "`break`/`continue` on a tensor value inside a loop: the iteration count would "
                                         "depend on data; run a fixed number of iterations and select with torch.where")
-                    if isinstance(n, ast.If) and self.conds.tensor(self.src, n.test, self.cls):
+                    if isinstance(n, ast.If) and self.is_tensor(n.test):
                         raise Refuse(n, "a data-dependent `if` nested in a torch.cond branch with a loop; rewrite the inner one first")
                     if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                         self.targets(n)
@@ -649,7 +662,7 @@ class IfRewrite:
     def _breaks_on_tensor(self, brk, top):
         for n in ast.walk(top):
             if isinstance(n, ast.If) and any(b is brk for b in ast.walk(n)):
-                if self.conds.tensor(self.src, n.test, self.cls):
+                if self.is_tensor(n.test):
                     return True
         return False
 
@@ -657,7 +670,12 @@ class IfRewrite:
     def rewrite(self, s, block, method):
         """(pattern, (start line, end line of the replaced statements), new source lines)."""
         ind = " " * s.col_offset
-        if isinstance(s, (ast.While,)):
+        static = self.conds.static(self.src, s.test) if isinstance(s, (ast.If, ast.While)) else None
+        if static:
+            raise Refuse(s, f"the condition `{seg(self.src.text, s.test)}` reads {static}, which is not a tensor value: "
+                            "torch.export specialises it without an error, so this `if` is not the one to rewrite; "
+                            "look for the data-dependent one the export error names")
+        if isinstance(s, ast.While):
             raise Refuse(s, "a `while` loop on a tensor value: the iteration count would depend on data; run a fixed "
                             "number of iterations and select with torch.where")
         i = next(k for k, x in enumerate(block) if x is s)
@@ -850,7 +868,7 @@ def plan(project, conds, work, method):
     out = {}
     for p, sp in spans.items():
         new = replace_spans(project.sources[p].text, sp)
-        out[p] = ensure_import_torch(new, ast.parse(new))
+        out[p] = ensure_import_torch(new, ast.parse(new)) if "torch." in new else new
     return out, done
 
 
@@ -864,6 +882,8 @@ def body(a):
     if path and path not in sources:
         sources.append(path)
     project = Project(sources)
+    if path and path not in project.sources:
+        read(path)  # the named file does not parse: say so
     conds = Conditions(project)
     work = {}
     if path and line:
