@@ -23,8 +23,9 @@ Rewrites, keeping the numbers identical:
   prior value. An early `return` inside the `if` makes the rest of the function the other branch.
   Literal tuples are selected element by element. Both branches run, so each must be valid (and
   costs time) on every input; NaN/Inf of the branch not taken never reaches the result.
-- torch.cond (`method="cond"`, or automatically when a branch holds a loop the where form cannot
-  hoist): the branches become local functions. ONNX (dynamo) exports it as an `If` node. ExecuTorch
+- torch.cond (`method="cond"`, or automatically when a branch holds what the where form cannot
+  hoist: a `while` loop, a `with` block; `for` loops are hoisted): the branches become local
+  functions. ONNX (dynamo) exports it as an `If` node. ExecuTorch
   lowers it, but XNNPACK delegates nothing inside a branch: the branch runs on portable kernels, and
   lowering fails when a branch holds an op XNNPACK keeps whole (linear, max_pool2d, hardswish,
   upsample, prelu): use the where form for that target.
@@ -71,7 +72,8 @@ MUTATING_METHODS = {"append", "extend", "insert", "pop", "update", "setdefault",
 SIDE_EFFECT_CALLS = {"print", "setattr", "delattr", "exec", "eval", "open", "input"}
 TARGET_NOTE = ("torch.cond: onnxruntime-cpu exports it as an ONNX If node; executorch-xnnpack lowers it with the "
                "branches on portable kernels (nothing inside is delegated), and refuses a branch holding an op "
-               "XNNPACK keeps whole (linear, max_pool2d, ...): call again with method=where for that target")
+               "XNNPACK keeps whole (linear, max_pool2d, ...): for that target use the where form (method=where; "
+               "it hoists `for` loops, not `while` loops)")
 
 
 def _dotted(node):
@@ -129,6 +131,17 @@ class Renamer(ast.NodeTransformer):
 
 def _rename(node, cur):
     return Renamer(cur).visit(copy.deepcopy(node))
+
+
+class StoreRenamer(ast.NodeTransformer):
+    def __init__(self, loads, stores):
+        self.loads, self.stores = loads, stores
+
+    def visit_Name(self, node):
+        table = self.loads if isinstance(node.ctx, ast.Load) else self.stores
+        if node.id in table:
+            return ast.copy_location(ast.Name(table[node.id], node.ctx), node)
+        return node
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,9 +401,11 @@ def _shape(node, defs, depth=0):
 # ---------------------------------------------------------------------------------------------
 
 class Refuse(Exception):
-    def __init__(self, node, why):
+    """cond_ok: the where form cannot hoist the statement, but torch.cond can keep it in a branch."""
+
+    def __init__(self, node, why, cond_ok=False):
         super().__init__(why)
-        self.node, self.why = node, why
+        self.node, self.why, self.cond_ok = node, why, cond_ok
 
 
 class IfRewrite:
@@ -532,8 +547,12 @@ class IfRewrite:
             elif isinstance(s, (ast.Raise, ast.Assert)):
                 raise Refuse(s, f"the branch holds `{seg(self.src.text, s).splitlines()[0]}`: a check that raises on "
                                 "data cannot be exported; use torch._check(...) outside the branch, or drop it")
-            elif isinstance(s, (ast.For, ast.While)):
-                raise Refuse(s, "the branch holds a loop, which the where form does not hoist")
+            elif isinstance(s, ast.For) and not s.orelse and not any(
+                    isinstance(n, (ast.Break, ast.Continue, ast.While, ast.Return, ast.Raise)) for n in ast.walk(s)):
+                out += self.hoist_loop(s, cur, hint, assigned)
+            elif isinstance(s, (ast.For, ast.While, ast.With)):
+                raise Refuse(s, f"the branch holds a `{type(s).__name__.lower()}` block the where form does not hoist",
+                             cond_ok=True)
             elif isinstance(s, (ast.Break, ast.Continue)):
                 raise Refuse(s, f"`{type(s).__name__.lower()}` on a tensor value: the number of loop iterations would "
                                 "depend on data, which an exported graph cannot express; run a fixed number of iterations "
@@ -542,6 +561,36 @@ class IfRewrite:
                 raise Refuse(s, f"a `{type(s).__name__}` statement in a branch is not handled")
             i += 1
         return out, cur, None, assigned
+
+    def hoist_loop(self, s, cur, hint, assigned):
+        """A `for` loop of a branch, run unconditionally on the branch's own copies of what it assigns."""
+        for n in ast.walk(s):
+            if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                self.targets(n)
+                self.check_pure(n.value)
+            elif isinstance(n, ast.Expr) and not isinstance(n.value, ast.Constant):
+                self.check_pure(n.value)
+                raise Refuse(n, f"`{seg(self.src.text, n)}` is a statement kept for its effect: a traced branch cannot "
+                                "keep it conditional; remove it or make it a value")
+            elif isinstance(n, ast.If) and self.is_tensor(n.test):
+                raise Refuse(n, "a data-dependent `if` inside a loop of a branch: rewrite the inner one first (call with its line)")
+            elif isinstance(n, (ast.FunctionDef, ast.Lambda, ast.With, ast.Try)):
+                raise Refuse(n, f"a `{type(n).__name__}` inside a loop of a branch is not hoisted", cond_ok=True)
+        self.check_pure(s.iter)
+        pre, stores = [], {}
+        for n in _names_stored([s]):
+            if n == "_":
+                continue
+            stores[n] = self.fresh(n, hint)  # fresh even for a branch temporary: a sibling branch may read it
+            if n in cur or self.defined_before(n, s):
+                pre.append(ast.Assign(targets=[ast.Name(stores[n], ast.Store())],
+                                      value=ast.Name(cur.get(n, n), ast.Load()), lineno=0))
+            self.defs[stores[n]] = None  # shape unknown after a loop
+            if n not in assigned:
+                assigned.append(n)
+        loop = StoreRenamer({**cur, **stores}, stores).visit(copy.deepcopy(s))
+        cur.update(stores)
+        return pre + [loop]
 
     def expr(self, node, cur):
         """Rewrite conditional expressions (a if c else b) on tensors inside an expression."""
@@ -702,10 +751,16 @@ class IfRewrite:
             else:
                 body = body + rest
             end = rest[-1]
-        loops = any(isinstance(n, (ast.For, ast.While)) for st in body + orelse for n in ast.walk(st))
-        if method == "cond" or (loops and method == "auto"):
+        if method == "cond":
             return "torch.cond", (s.lineno, end.end_lineno), self.cond_form(s, body, orelse, ind).splitlines()
-        out, _, ret, _ = self.merge(s, body, orelse, {}, final=True)
+        try:
+            out, _, ret, _ = self.merge(s, body, orelse, {}, final=True)
+        except Refuse as e:
+            if not (e.cond_ok and method == "auto"):
+                raise
+            self.defs.clear()
+            lines = self.cond_form(s, body, orelse, ind).splitlines()
+            return f"torch.cond (line {e.node.lineno}: {e.why})", (s.lineno, end.end_lineno), lines
         if ret is not None:
             out.append(ast.Return(ret))
         pattern = "where-return" if ret is not None else "where-assign"
@@ -891,7 +946,12 @@ def body(a):
             owner = next(s for s in project.sources.values() if any(f is it[0] for f in ast.walk(s.tree)))
             work.setdefault(owner.path, []).append(it)
     else:
-        for s, fn, cls in project.reachable(only=path):
+        functions = project.reachable(only=path)
+        if path and not functions:  # no nn.Module forward reaches the file: every function of it
+            src = project.sources[path]
+            functions = [(src, f, src.enclosing(f, (ast.ClassDef,))) for f in ast.walk(src.tree)
+                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        for s, fn, cls in functions:
             if function and fn.name != function:
                 continue
             for block, st in candidates(s, fn, cls, conds):
@@ -924,7 +984,7 @@ def body(a):
               "written": int(not a["dry_run"]), "diff": "".join(diffs)}
     if len(rewrites) == 1:
         result.update(file=rewrites[0][0], line=rewrites[0][1], pattern=rewrites[0][3])
-    if any(pat == "torch.cond" for *_, pat in rewrites):
+    if any(pat.startswith("torch.cond") for *_, pat in rewrites):
         emit.note(TARGET_NOTE)
         result["targets"] = TARGET_NOTE
     else:

@@ -424,15 +424,36 @@ def tuple_returns_and_conditional_expression():
 
 
 @check
-def loop_in_a_branch_becomes_torch_cond():
+def for_loop_in_a_branch_is_hoisted_into_the_where_form():
+    rewrite_case({"model.py": HEAD + """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                y = self.fc(x)
+                if y.mean() > 0:
+                    for i in range(3):
+                        y = self.fc(torch.tanh(y)) + i
+                else:
+                    y = y - 1.0
+                return y
+        """}, "Net", [_x(30, (2, 4), 3.0), _x(31, (2, 4), -3.0)], expect_patterns=["where-assign"])
+
+
+@check
+def while_loop_in_a_branch_becomes_torch_cond():
     # torch.cond with elementwise branches: an ONNX If, and ExecuTorch lowers it (portable kernels).
     res = rewrite_case({"model.py": HEAD + """
         class Net(nn.Module):
             def forward(self, x):
                 y = x * 1.5
                 if y.mean() > 0:
-                    for _ in range(3):
+                    k = 0
+                    while k < 3:
                         y = torch.tanh(y) * 2.0
+                        k += 1
                 else:
                     y = y - 1.0
                 return y + x
