@@ -85,10 +85,6 @@ def _dotted(node):
     return None
 
 
-def _names_loaded(node):
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
 def _names_stored(stmts):
     out = []
     for s in stmts:
@@ -454,7 +450,8 @@ class IfRewrite:
             if isinstance(n, ast.Call):
                 f = n.func
                 name = _dotted(f) or ""
-                if isinstance(f, ast.Attribute) and (f.attr in MUTATING_METHODS or (f.attr.endswith("_") and not f.attr.startswith("_"))):
+                in_place = f.attr.endswith("_") and not f.attr.startswith("_") if isinstance(f, ast.Attribute) else False
+                if isinstance(f, ast.Attribute) and (f.attr in MUTATING_METHODS or in_place):
                     raise Refuse(n, f"`{ast.unparse(n)}` changes a tensor or container in place; with both branches "
                                     "evaluated it would happen on every input. Make it out-of-place (e.g. x = x.add(...)) first")
                 if any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in n.keywords):
@@ -465,7 +462,8 @@ class IfRewrite:
                 hit = self.conds.project.resolve(self.src, n, self.cls)
                 if hit:
                     for m in ast.walk(hit[1]):
-                        t = m.targets if isinstance(m, ast.Assign) else [m.target] if isinstance(m, (ast.AugAssign, ast.AnnAssign)) else []
+                        t = (m.targets if isinstance(m, ast.Assign)
+                             else [m.target] if isinstance(m, (ast.AugAssign, ast.AnnAssign)) else [])
                         if any(isinstance(x, (ast.Attribute, ast.Subscript)) for x in t):
                             raise Refuse(n, f"`{ast.unparse(n)}` calls {hit[1].name}(), which writes "
                                             f"`{ast.unparse(t[0])}` (line {m.lineno}): state mutation cannot be made conditional")
@@ -634,9 +632,8 @@ class IfRewrite:
         ob, cb, rb, nb = self.flat(orelse, cur, "else")
         out += oa + ob
         if (ra is None) != (rb is None):
-            where = body if ra is None else orelse
-            raise Refuse(s, "only one path returns (the other falls through" + (" to code after a loop/with" if where else "")
-                            + "); give both paths a return, or move the return after the `if`")
+            raise Refuse(s, "only one path through the `if` returns, the other falls through to code the rewrite "
+                            "cannot see as its other branch; give both paths a return, or move the return after the `if`")
         cur = dict(cur)
         names = na + [n for n in nb if n not in na]
         kept = []
@@ -665,7 +662,8 @@ class IfRewrite:
                         raise Refuse(n, "`break`/`continue` on a tensor value inside a loop: the iteration count would "
                                         "depend on data; run a fixed number of iterations and select with torch.where")
                     if isinstance(n, ast.If) and self.is_tensor(n.test):
-                        raise Refuse(n, "a data-dependent `if` nested in a torch.cond branch with a loop; rewrite the inner one first")
+                        raise Refuse(n, "a data-dependent `if` nested in a torch.cond branch: torch.export would still "
+                                        "guard on it; use method=where, or rewrite the inner one first")
                     if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                         self.targets(n)
                     if isinstance(n, (ast.Raise, ast.Assert)):
@@ -675,8 +673,6 @@ class IfRewrite:
                         raise Refuse(n, f"`{seg(self.src.text, n)}` is kept for its effect; a traced branch cannot keep it")
                 self.check_pure(st)
         returns = _terminates(body)
-        if returns and not (isinstance(body[-1], ast.Return) and isinstance(orelse[-1], ast.Return)):
-            raise Refuse(s, "a branch ends in `raise`")
         stored = _names_stored(body) + [n for n in _names_stored(orelse) if n not in _names_stored(body)]
         params = [n for n in stored if self.defined_before(n, s)]
         outs = [] if returns else [n for n in stored if self.live_after(n, s)]
@@ -738,6 +734,9 @@ class IfRewrite:
         if not isinstance(s, ast.If):  # a statement holding a conditional expression
             self.check_pure(s)
             new = self.expr(copy.deepcopy(s), {})
+            if ast.dump(new) == ast.dump(s):
+                raise Refuse(s, "no conditional expression on this line tests a tensor value (shape, size or Python "
+                                "values are specialised by torch.export without an error); pass the line the error names")
             return "conditional-expression", (s.lineno, s.end_lineno), [ind + ln for ln in ast.unparse(new).splitlines()]
         body, orelse, end = s.body, s.orelse, s
         if _terminates(body) != _terminates(orelse):
@@ -779,15 +778,17 @@ class IfRewrite:
 # ---------------------------------------------------------------------------------------------
 
 def _blocks(fn):
-    """(block, stmt) for every statement of fn outside data-dependent rewrites' own branches."""
+    """(block, stmt) for every statement of fn, nested blocks included (not nested functions)."""
     out = []
 
     def walk(block):
         for st in block:
             out.append((block, st))
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue  # a nested function is not this function's control flow
             for field in ("body", "orelse", "finalbody"):
                 sub = getattr(st, field, None)
-                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt) and not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
                     walk(sub)
             for h in getattr(st, "handlers", []):
                 walk(h.body)
