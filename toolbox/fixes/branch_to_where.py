@@ -338,6 +338,8 @@ def _tensor_cond(node):
             out = _torch("logical_and", out, p)
         return out
     inner = Conditions.unwrap(node)
+    if inner is not node:
+        return _tensor_cond(inner)
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in BOOL_METHODS:
         return inner
     if isinstance(inner, ast.Call) and getattr(inner, "_aipc_bool", False):
@@ -918,6 +920,10 @@ def plan(project, conds, work, method):
                         spans[hp].append(span)
                         done.append((hp, node.lineno, "condition helper", "returns the tensor (bool()/.item() dropped)"))
             pattern, (a, b), lines = rw.rewrite(st, block, method)
+            if src.text.splitlines()[a - 1].lstrip().startswith("elif"):
+                # the `elif` of a static `if`: its rewrite becomes that `if`'s else block
+                lines = [" " * st.col_offset + "else:"] + ["    " + ln for ln in lines]
+                pattern += " (elif of a static if)"
             last_line = src.text.splitlines()[b - 1]
             spans.setdefault(p, []).append((a, 0, b, len(last_line.encode("utf-8")), "\n".join(lines)))
             done.append((p, st.lineno, fn.name, pattern))

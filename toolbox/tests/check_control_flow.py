@@ -39,6 +39,8 @@ SCRIPT = ROOT / "toolbox" / "fixes" / "branch_to_where.py"
 HAS_ORT = importlib.util.find_spec("onnxruntime") is not None
 HAS_ET = importlib.util.find_spec("executorch") is not None
 RAISED = re.compile(r'The following call raised this error:\s*File "([^"]+)", line (\d+), in (\w+)')
+# A guard on a Python float/int symbol (after .item()) names the user's line only here, the path cut short.
+CAUSED = re.compile(r'Caused by: \(([^():\s]+\.py):(\d+) in (\w+)\)')
 
 
 def _write(folder, files):
@@ -86,7 +88,7 @@ def _export_error(model, inputs):
     except Exception as e:  # noqa: BLE001
         text = f"{type(e).__name__}: {e}"
         assert "GuardOnDataDependentSymNode" in text or "data-dependent" in text, text[:500]
-        m = RAISED.search(text)
+        m = RAISED.search(text) or CAUSED.search(text)
         assert m, text[-800:]
         return m.group(1), int(m.group(2)), m.group(3)
     raise AssertionError("torch.export succeeded on the original: the case does not test anything")
@@ -373,6 +375,38 @@ def two_separate_ifs_and_static_ones_left_alone_by_a_project_scan():
     res = rewrite_case(files, "Net", [_x(17, (2, 6), 3.0), _x(18, (2, 6), -1.0), _x(19, (2, 6), 1.0, 0.01)], call={})
     assert res["lines"] == ["model.py:11", "model.py:14"], res
     assert "-        if x.dim()" not in res["diff"] and "-        if self.training" not in res["diff"], res["diff"]
+
+
+@check
+def elif_on_a_tensor_after_a_static_if_and_item_in_a_helper():
+    # The error names the `elif` line (the static `if` before it raises nothing); the helper's
+    # .item() is where the second class raises: both come from the export error's evidence.
+    rewrite_case({"model.py": HEAD + """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                if x.dim() == 3:
+                    y = x.flatten(1)
+                elif bool(x.sum() > 0):
+                    y = self.fc(x)
+                    y = y * 0.5
+                else:
+                    y = x
+                return y
+        """}, "Net", [_x(32, (2, 4), 2.0), _x(33, (2, 4), -2.0)], expect_patterns=["elif of a static if"])
+    rewrite_case({"model.py": HEAD + """
+        class Net(nn.Module):
+            def _energy(self, x):
+                return (x * x).mean().item()
+
+            def forward(self, x):
+                if self._energy(x) > 1.0:
+                    x = x / 2.0
+                return x
+        """}, "Net", [_x(34, (2, 4), 0.0, 3.0), _x(35, (2, 4), 0.0, 0.1)])
 
 
 @check
