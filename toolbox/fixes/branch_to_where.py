@@ -44,6 +44,7 @@ import copy
 import os
 
 from aipc_toolbox import emit
+from aipc_toolbox.emit import ToolError
 from _codemod import FixRefused, ensure_import_torch, finish, project_sources, read, replace_spans, seg
 
 # Condition text that torch.export decides statically (no data-dependent guard).
@@ -203,8 +204,14 @@ class Project:
         if not name:
             return None
         if name.startswith("self.") and name.count(".") == 1 and cls is not None:
-            m = src.methods(cls).get(name[5:])
-            return (src, m) if m else None
+            seen = set()
+            while cls is not None and id(cls) not in seen:  # the class, then its bases in the same file
+                seen.add(id(cls))
+                m = src.methods(cls).get(name[5:])
+                if m:
+                    return src, m
+                cls = next((src.classes[b] for b in (_dotted(x) for x in cls.bases) if b in src.classes), None)
+            return None
         if "." not in name:
             if name in src.functions:
                 return src, src.functions[name]
@@ -940,7 +947,12 @@ def body(a):
         raise FixRefused("`line` is a line of `file`: pass both (the export error names them), or neither to "
                          "rewrite every data-dependent `if` in the project")
     path = project_path(file) if file else None
-    sources = project_sources()
+    try:
+        sources = project_sources()
+    except ToolError:
+        if not path:
+            raise
+        sources = []  # not a project folder: the named file alone
     if path and path not in sources:
         sources.append(path)
     project = Project(sources)

@@ -410,6 +410,22 @@ def elif_on_a_tensor_after_a_static_if_and_item_in_a_helper():
 
 
 @check
+def branch_in_a_base_class_helper_found_by_a_project_scan():
+    rewrite_case({"model.py": HEAD + """
+        class Base(nn.Module):
+            def _squash(self, x):
+                if x.abs().max() > 1.0:
+                    x = torch.tanh(x)
+                return x
+
+
+        class Net(Base):
+            def forward(self, x):
+                return self._squash(x) * 3.0
+        """}, "Net", [_x(36, (2, 4), 0.0, 4.0), _x(37, (2, 4), 0.0, 0.1)], call={})
+
+
+@check
 def branch_in_a_submodule_forward():
     rewrite_case({"model.py": HEAD + """
         class Gate(nn.Module):
