@@ -71,6 +71,9 @@ ELEMENTWISE = {"relu", "sigmoid", "tanh", "abs", "neg", "exp", "log", "sqrt", "r
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "update", "setdefault", "clear", "remove", "add_module",
                     "register_buffer", "register_parameter", "copy_", "fill_", "zero_"}
 SIDE_EFFECT_CALLS = {"print", "setattr", "delattr", "exec", "eval", "open", "input"}
+# Random draws: evaluating both branches would consume the generator differently.
+RANDOM_CALLS = {"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "bernoulli",
+                "multinomial", "normal", "poisson", "uniform_", "normal_"}
 TARGET_NOTE = ("torch.cond: onnxruntime-cpu exports it as an ONNX If node; executorch-xnnpack lowers it with the "
                "branches on portable kernels (nothing inside is delegated), and refuses a branch holding an op "
                "XNNPACK keeps whole (linear, max_pool2d, ...): for that target use the where form (method=where; "
@@ -447,6 +450,15 @@ class IfRewrite:
                 return True
         return False
 
+    def aliased(self, name):
+        """`name` and another name may share a tensor: `name = other` or `other = name` in the function."""
+        for n in ast.walk(self.fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name):
+                targets = [t.id for t in n.targets if isinstance(t, ast.Name)]
+                if name in targets or n.value.id == name:
+                    return True
+        return False
+
     def live_after(self, name, node):
         if self.in_loop:
             return True
@@ -465,6 +477,9 @@ class IfRewrite:
                                     "evaluated it would happen on every input. Make it out-of-place (e.g. x = x.add(...)) first")
                 if any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in n.keywords):
                     raise Refuse(n, f"`{ast.unparse(n)}` works in place; drop inplace=True first")
+                if isinstance(f, (ast.Attribute, ast.Name)) and (name.rsplit(".", 1)[-1] in RANDOM_CALLS):
+                    raise Refuse(n, f"`{ast.unparse(n)}` draws random numbers: computing both branches would change "
+                                    "what each draw returns; move the draw before the `if`")
                 if name in SIDE_EFFECT_CALLS or name.startswith(("logging.", "warnings.")):
                     raise Refuse(n, f"`{ast.unparse(n)}` is called for its side effect, which a traced graph cannot keep "
                                     "conditional; remove it from the branch first")
@@ -513,6 +528,10 @@ class IfRewrite:
                 self.check_pure(s.value)
                 ts, names = self.targets(s)
                 if isinstance(s, ast.AugAssign):
+                    if s.target.id not in cur and self.aliased(s.target.id):
+                        raise Refuse(s, f"`{seg(self.src.text, s)}` changes `{s.target.id}` in place, and another name "
+                                        "refers to the same tensor (an `a = b` in the function); write it out of place "
+                                        f"(`{s.target.id} = {s.target.id} <op> ...`) first")
                     value = ast.BinOp(left=ast.Name(s.target.id, ast.Load()), op=s.op, right=s.value)
                 else:
                     value = s.value

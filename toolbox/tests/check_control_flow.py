@@ -617,6 +617,21 @@ def refuses_side_effect_and_undefined_variable():
 
 
 @check
+def refuses_random_draw_and_in_place_update_of_an_alias():
+    refuse_case({"model.py": REFUSE_HEAD + """\
+        if x.mean() > 0:
+            x = x + torch.randn_like(x)
+        return x
+"""}, {"file": "model.py", "line": 11}, "model.py:12", "random")
+    refuse_case({"model.py": REFUSE_HEAD + """\
+        y = x
+        if x.mean() > 0:
+            y += 1.0
+        return x + y
+"""}, {"file": "model.py", "line": 12}, "model.py:13", "in place")
+
+
+@check
 def refusal_in_one_file_leaves_every_file_unchanged():
     refuse_case({
         "a.py": HEAD + """
