@@ -19,10 +19,11 @@
 //! so a gate failure can be classified like a log line. The excerpt is the tail of the log only;
 //! when the matched line lies before the tail it is shown first, so the model always sees it.
 //!
-//! A fix may name facts: `${file}` is replaced by the fact `file`, `${file|model.py}` falls back
-//! to `model.py` when the regex did not capture `file` (a `${name}` without fact or default is
-//! left as written), so a fix can be the exact call to make:
-//! `fix_branch_to_where {"file": "${file|model.py}"}`.
+//! A fix may name facts: `${file}` is replaced by the fact `file`, `${name|text}` falls back to
+//! `text` when the regex did not capture `name`, and a fix with a `${name}` that has neither is
+//! left out of that failure's evidence (an alternative for another spelling of the error), so a
+//! fix can be the exact call to make, its arguments the facts:
+//! `fix_branch_to_where {"file": "${path}", "line": ${line}}`.
 //!
 //! A failure no table knows still gets a signature: the failed check plus a normalised form of
 //! its most telling line (digits, hex ids and temp paths blanked), so "the same failure twice" is
@@ -193,7 +194,13 @@ impl Classifier {
                             .map(|m| (name.to_string(), m.as_str().to_string()))
                     })
                     .collect();
-                let candidate_fixes = sig.fixes.iter().map(|f| fill_facts(f, &facts)).collect();
+                // A fix that names a fact this failure did not show (an alternative spelling of
+                // the same error) is left out: the model sees only fixes it can act on.
+                let candidate_fixes = sig
+                    .fixes
+                    .iter()
+                    .filter_map(|f| fill_facts(f, &facts))
+                    .collect();
                 Evidence {
                     signature: sig.id.clone(),
                     class: Some(sig.class.clone()),
@@ -290,25 +297,30 @@ fn compile(file: &str, entries: Vec<SignatureEntry>) -> Result<Vec<Signature>, S
         .collect()
 }
 
-/// `fix` with each `${name}` / `${name|default}` replaced by the fact `name` (else the default;
-/// with neither, the placeholder stays as written).
-fn fill_facts(fix: &str, facts: &BTreeMap<String, String>) -> String {
+/// `fix` with each `${name}` / `${name|default}` replaced by the fact `name` (else the default);
+/// `None` when a placeholder has neither.
+fn fill_facts(fix: &str, facts: &BTreeMap<String, String>) -> Option<String> {
     static PLACEHOLDER: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
     let Some(placeholder) =
         PLACEHOLDER.get_or_init(|| Regex::new(r"\$\{(\w+)(?:\|([^}]*))?\}").ok())
     else {
-        return fix.to_string();
+        return Some(fix.to_string());
     };
-    placeholder
+    let mut missing = false;
+    let filled = placeholder
         .replace_all(fix, |caps: &regex::Captures| {
             let name = caps.get(1).map_or("", |m| m.as_str());
             match (facts.get(name), caps.get(2)) {
                 (Some(value), _) => value.clone(),
                 (None, Some(default)) => default.as_str().to_string(),
-                (None, None) => caps.get(0).map_or("", |m| m.as_str()).to_string(),
+                (None, None) => {
+                    missing = true;
+                    String::new()
+                }
             }
         })
-        .into_owned()
+        .into_owned();
+    (!missing).then_some(filled)
 }
 
 /// What the regexes see: the log, then one `aipc-gate-failed:` line per failed gate.
@@ -551,17 +563,13 @@ fixes = ['fix {"file": "${file|model.py}"}', "see ${file}", "keep ${nope} and $5
 "#;
         let c = Classifier::parse("sig.toml", table).unwrap();
         let ev = c.classify(&failure("guard in net/backbone.py"), true);
+        // A fix naming a fact the failure did not show is left out.
         assert_eq!(
             ev.candidate_fixes,
-            vec![
-                r#"fix {"file": "net/backbone.py"}"#,
-                "see net/backbone.py",
-                "keep ${nope} and $5"
-            ]
+            vec![r#"fix {"file": "net/backbone.py"}"#, "see net/backbone.py"]
         );
         let ev = c.classify(&failure("guard"), true);
-        assert_eq!(ev.candidate_fixes[0], r#"fix {"file": "model.py"}"#);
-        assert_eq!(ev.candidate_fixes[1], "see ${file}");
+        assert_eq!(ev.candidate_fixes, vec![r#"fix {"file": "model.py"}"#]);
     }
 
     #[test]

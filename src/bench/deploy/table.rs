@@ -401,7 +401,9 @@ mod tests {
         let before = BenchDeployReport::new(vec![a.clone(), b.clone()]);
         assert_eq!(before.summary["skills"].success_rate, 1.0);
         assert_eq!(before.summary["control"].deployed, 0);
-        assert!(before.to_markdown().contains("| skills | 1 | 1 | 0 | 100% | 100% |"));
+        assert!(before
+            .to_markdown()
+            .contains("| skills | 1 | 1 | 0 | 100% | 100% |"));
         let mut a2 = a.clone();
         a2.success = false;
         a2.outcome = "failed".into();
