@@ -14,6 +14,7 @@ dynamic_seq = false                         # dim 1 of every input of rank >= 2 
 opset = 18
 quantize = "int8"                           # or "none": the artifact the project ships
 latency_budget_ms = 5.0
+rewrite_ops = ["aten.median.dim"]           # ops every export rewrites at graph level (rewrites.py)
 ```
 
 Modules are imported from the project dir (the cwd), which is put first on sys.path. Every
@@ -46,6 +47,8 @@ KEYS = {
     "latency_budget_ms": ((int, float), None, "latency budget of the performance stage"),
     "threads": (int, 1, "threads the runtime may use when profiling"),
     "min_delegated_ratio": ((int, float), None, "executorch: lowest acceptable delegated ratio"),
+    "rewrite_ops": (list, [], "ATen operators every export rewrites at graph level, e.g. [\"aten.median.dim\"] "
+                              "(the library in toolbox/lib/aipc_toolbox/rewrites.py)"),
 }
 REQUIRED = ("model", "example_inputs")
 
@@ -101,12 +104,20 @@ class Project:
                 continue
             value = cfg[key]
             ok = isinstance(value, types) and not (isinstance(value, bool) and types in (int, (int, float)))
-            if key in ("input_names", "output_names") and ok:
+            if key in ("input_names", "output_names", "rewrite_ops") and ok:
                 ok = all(isinstance(v, str) for v in value)
             if not ok:
                 raise ToolError(f"{self._where(key)}: key {key!r} = {value!r} has the wrong type: expected {desc}")
         if cfg["quantize"] not in ("int8", "none"):
             raise ToolError(f"{self._where('quantize')}: quantize = {cfg['quantize']!r}: expected \"int8\" or \"none\"")
+        if cfg["rewrite_ops"]:
+            from .rewrites import normalise, library_text
+
+            unknown = [op for op in cfg["rewrite_ops"] if not normalise(op)]
+            if unknown:
+                raise ToolError(f"{self._where('rewrite_ops')}: rewrite_ops: {', '.join(map(repr, unknown))} not in the operator "
+                                f"rewrite library; it has: {library_text()}. Remove it or use one of these names")
+        cfg["rewrite_ops"] = list(cfg["rewrite_ops"])
         self.cfg = cfg
         if self.root not in sys.path:
             sys.path.insert(0, self.root)

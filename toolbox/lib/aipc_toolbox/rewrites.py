@@ -66,12 +66,15 @@ INF = float("inf")
 class Entry:
     """One library entry: `key` (aten.x.overload), the replacement `fn`, `description`, the
     numeric-check input generator `inputs(g)`, the tolerance, and `outputs`: which outputs of a
-    multi-output overload the numeric check compares on inputs with ties (indices among ties
-    are not compared; see the module docstring)."""
+    multi-output overload the numeric check compares on inputs with ties or NaN (indices among
+    ties are not compared; see the module docstring)."""
 
-    def __init__(self, key, fn, description, inputs, rtol=0.0, atol=0.0, outputs=None, aliases=()):
+    def __init__(self, key, fn, description, inputs, rtol=0.0, atol=0.0, outputs=None, aliases=(), keeps_op=False):
         self.key, self.fn, self.description, self.inputs = key, fn, description, inputs
         self.rtol, self.atol, self.outputs, self.aliases = rtol, atol, outputs, tuple(aliases)
+        # keeps_op: the replacement calls the op itself in the one form it leaves alone (returns
+        # NotImplemented for), so the op's name stays in the rewritten graph
+        self.keeps_op = keeps_op
 
     @property
     def exact(self):
@@ -135,7 +138,7 @@ def _network_kth(xd, k):
     for r in range(n):
         for i in range(r % 2, n - 1, 2):
             v[i], v[i + 1] = torch.minimum(v[i], v[i + 1]), torch.maximum(v[i], v[i + 1])
-    return v[k].squeeze(-1)
+    return v[k].reshape(xd.shape[:-1])  # a view, not squeeze: XNNPACK delegates view_copy only
 
 
 def _rank_kth(xd, k):
@@ -521,7 +524,7 @@ _add("aten._cdist_forward.default", _cdist, "pairwise p-norm distances (torch.cd
 _add("aten.roll.default", _roll, "roll along dims as a concatenation of two slices",
      _gen_roll)
 _add("aten.mean.dim", _mean_dim, "mean over any dims as the 4-D (2, 3) keepdim mean XNNPACK delegates, between a permute and views",
-     _gen_mean, rtol=1e-5, atol=1e-6)
+     _gen_mean, rtol=1e-5, atol=1e-6, keeps_op=True)
 
 
 # ---------------------------------------------------------------------------- names
@@ -620,7 +623,7 @@ def apply(ep, names, base="none"):
         for op in LIBRARY[k].overloads():
             table[op] = LIBRARY[k].fn
     out = ep.run_decompositions(table)
-    left = [k for k in find(out) if k in applied]
+    left = [k for k in find(out) if k in applied and not LIBRARY[k].keeps_op]
     if left:
         raise ToolError(f"rewrite_ops: {', '.join(left)} still in the graph after the rewrite (an argument form the "
                         "library entry does not handle); change the model code for this op")
@@ -642,16 +645,65 @@ def hint_line(names):
 
 
 _MSG = [
-    re.compile(r"OpOverload\(op='[\w.]+', overload='\w+'\)"),
-    re.compile(r"Operator (torch\._ops\.[\w.]+) is not in Core ATen opset"),
-    re.compile(r"\b(aten\.[\w]+\.[\w]+)\b"),
+    re.compile(r"OpOverload\(op='[\w.]+', overload='\w+'\)"),  # torch.onnx: No ONNX function found for <OpOverload(...)>
+    re.compile(r"Operator (torch\._ops\.[\w.]+) is not in Core ATen opset"),  # ExecuTorch verifier
+    re.compile(r"Error when translating node .*?target=torch\.ops\.([\w.]+)\]"),  # torch.onnx translation error
 ]
 
 
 def ops_in_message(text):
-    """Operator names a toolchain error message mentions (ONNX dispatch, ExecuTorch verifier)."""
+    """Operator names a toolchain error message mentions (ONNX dispatch and translation errors,
+    ExecuTorch's Core ATen verifier)."""
     found = []
     for pat in _MSG:
         for m in pat.finditer(text or ""):
             found.append(m.group(1) if pat.groups else m.group(0))
     return found
+
+
+# ---------------------------------------------------------------------------- for the export scripts
+
+
+def requested(project, arg):
+    """Library keys to rewrite: aipc.toml [project] rewrite_ops, then the tool argument's (which
+    adds to the project's list)."""
+    return resolve(list(project["rewrite_ops"] or []) + list(arg or []))
+
+
+def rewrite_for_export(ep, keys):
+    """apply() with the export scripts' notes; returns (ep, applied keys)."""
+    from .emit import note
+
+    if not keys:
+        return ep, []
+    out, applied, absent = apply(ep, keys)
+    for k in applied:
+        note(f"rewrote {k} at graph level: {LIBRARY[k].description}")
+    if absent:
+        note(f"rewrite_ops: {', '.join(absent)} not in this graph: nothing to rewrite for "
+             f"{'it' if len(absent) == 1 else 'them'} (ops of this graph the library has: {', '.join(find(ep)) or 'none'})")
+    return out, applied
+
+
+def warn_rewritable(names, done=()):
+    """Print `aipc-warning: rewritable op: aten.x.y (export {"rewrite_ops": [...]})` when a library
+    op is among `names` (toolchain spellings) and not already rewritten (`done`)."""
+    from .emit import warn
+
+    keys = []
+    for n in names:
+        keys.extend(k for k in normalise(n) if k not in done and k not in keys)
+    line = hint_line(keys)
+    if line:
+        warn("rewritable op", line)
+    return keys
+
+
+def warn_for_exception(exc, done=()):
+    """warn_rewritable for the ops an exception (and its causes) names; the caller re-raises."""
+    names, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        names.extend(ops_in_message(str(exc)))
+        exc = exc.__cause__ or exc.__context__
+    return warn_rewritable(names, done)
