@@ -289,5 +289,25 @@ def messages_name_the_rewritable_op():
     assert rewrites.hint_line(["aten_add_tensor"]) is None
 
 
+@check
+def partial_delegation_names_the_rewritable_op():
+    if VENV != "et":
+        return
+    import contextlib
+    import io
+
+    import etcommon
+
+    d = {"non_delegated_compute_ops": 2, "compute_ops": 5, "non_delegated_ops": ["aten_mean_dim", "aten_sum_dim_int_list"]}
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        etcommon.warn_partial(d)
+    assert 'aipc-warning: rewritable op: aten.mean.dim (export {"rewrite_ops": ["aten.mean.dim"]})' in buf.getvalue(), buf.getvalue()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        etcommon.warn_partial(d, ["aten.mean.dim"])
+    assert "rewritable op" not in buf.getvalue(), buf.getvalue()
+
+
 if __name__ == "__main__":
     main()
