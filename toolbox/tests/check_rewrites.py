@@ -290,6 +290,72 @@ def messages_name_the_rewritable_op():
 
 
 @check
+def dynamic_batch_graphs_are_rewritten():
+    """A symbolic batch dim (aipc.toml dynamic_batch) through the rewrites that reshape and slice."""
+    batch = torch.export.Dim("batch", min=1, max=64)
+    model = Fn(lambda s, x: x.median(dim=1).values + x.mean(dim=(1, 2)).unsqueeze(-1) + torch.cummax(x, 2).values.sum(1))
+    x = _x(3, 5, 6)
+    ep = torch.export.export(model, (x,), dynamic_shapes=({0: batch},))
+    ep, applied, _ = rewrites.apply(ep, ["aten.median.dim", "aten.mean.dim", "aten.cummax.default"])
+    assert len(applied) == 3, applied
+    x2 = _x(7, 5, 6, seed=4)
+    with torch.no_grad():
+        ref = model(x2)
+    with tempfile.TemporaryDirectory() as tmp:
+        if VENV == "ort":
+            import onnxruntime as ort
+
+            torch.onnx.export(ep, (x,), os.path.join(tmp, "m.onnx"), dynamo=True)
+            sess = ort.InferenceSession(os.path.join(tmp, "m.onnx"), providers=["CPUExecutionProvider"])
+            got = torch.from_numpy(sess.run(None, {sess.get_inputs()[0].name: x2.numpy()})[0])
+        else:
+            import etcommon
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+            from executorch.exir import to_edge_transform_and_lower
+
+            edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+            with open(os.path.join(tmp, "m.pte"), "wb") as f:
+                f.write(edge.to_executorch().buffer)
+            got = etcommon.load_method(os.path.join(tmp, "m.pte")).execute([x2])[0]
+    assert _close(ref, got, 1e-5, 1e-5) is None, _close(ref, got, 1e-5, 1e-5)
+
+
+@check
+def project_key_and_tool_argument():
+    from aipc_toolbox import args
+    from aipc_toolbox.project import Project
+
+    with tempfile.TemporaryDirectory() as tmp:
+        toml = os.path.join(tmp, "aipc.toml")
+        with open(toml, "w") as f:
+            f.write('[project]\nmodel = "m:f"\nexample_inputs = "d:f"\n')
+        assert Project(tmp)["rewrite_ops"] == []
+        with open(toml, "a") as f:
+            f.write('rewrite_ops = ["aten_median_dim", "aten.roll"]\n')
+        p = Project(tmp)
+        assert rewrites.requested(p, ["aten.median.dim", "torch._ops.aten.cummax.default"]) == \
+            ["aten.median.dim", "aten.roll.default", "aten.cummax.default"]
+        with open(toml, "a") as f:
+            f.write('opset = 18\n')
+        with open(toml) as f:
+            text = f.read().replace('"aten.roll"', '"aten.frobnicate.default"')
+        with open(toml, "w") as f:
+            f.write(text)
+        e = raises(lambda: Project(tmp), "aipc.toml:4: rewrite_ops: 'aten.frobnicate.default' not in the operator rewrite library")
+        assert "aten.median.dim" in str(e)
+        with open(toml, "w") as f:
+            f.write('[project]\nmodel = "m:f"\nexample_inputs = "d:f"\nrewrite_ops = "aten.median.dim"\n')
+        raises(lambda: Project(tmp), "wrong type")
+    for target in ("onnxruntime-cpu", "executorch-xnnpack"):
+        script = str(ROOT / "toolbox" / "targets" / target / "export.py")
+        assert args.parse("export", script, [])["rewrite_ops"] == []
+        got = args.parse("export", script, ["--rewrite_ops", "aten.median.dim,aten_roll_default"])["rewrite_ops"]
+        assert got == ["aten.median.dim", "aten_roll_default"], got
+        got = args.parse("export", script, ["--args-json", '{"rewrite_ops": ["aten.median.dim"]}'])["rewrite_ops"]
+        assert got == ["aten.median.dim"], got
+
+
+@check
 def partial_delegation_names_the_rewritable_op():
     if VENV != "et":
         return
