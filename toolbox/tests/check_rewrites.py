@@ -56,6 +56,9 @@ NEEDED = {
     "aten._cdist_forward.default": {"ort": "fail", "et": "undelegated"},
     "aten.roll.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.amax.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.amin.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.var.correction": {"ort": "ok", "et": "undelegated", "delegated": True},
 }
 
 
@@ -126,9 +129,12 @@ MODULES = {
     "aten._cdist_forward.default": lambda: (CdistHead(), _x(6, 4)),
     "aten.roll.default": lambda: (Fn(lambda s, x: x.roll(2, -1) + torch.roll(x, shifts=-1, dims=0)), _x(3, 7)),
     "aten.mean.dim": lambda: (MeanHead(), _x(2, 3, 5, 7)),
+    "aten.amax.default": lambda: (Fn(lambda s, x: torch.relu(x).amax(dim=(2, 3)) * 2.0), _x(2, 3, 5, 7)),
+    "aten.amin.default": lambda: (Fn(lambda s, x: x - torch.amin(x, dim=-1, keepdim=True)), _x(3, 11)),
+    "aten.var.correction": lambda: (Fn(lambda s, x: x / x.std(dim=1, keepdim=True) + x.var(-1)[..., None]), _x(2, 9, 4)),
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
-       "aten.mean.dim": 1e-5}
+       "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5}
 
 
 def _tie_free(args):
@@ -235,6 +241,18 @@ for _key in rewrites.LIBRARY:
     _t.__name__ = f"toolchain_{_slug}"
     check(_n)
     check(_t)
+
+
+@check
+def var_and_std_overloads_match():
+    aten = torch.ops.aten
+    table = rewrites.LIBRARY["aten.var.correction"].table()
+    x = _x(3, 9, 5)
+    for op, args, kw in [(aten.var.dim, (x, [1], True, True), {}), (aten.var.dim, (x, [-1], False), {}),
+                         (aten.std.dim, (x, [1, 2], True, False), {}), (aten.std.correction, (x, [0]), {"correction": 0}),
+                         (aten.std.correction, (x,), {"keepdim": True})]:
+        bad = _close(op(*args, **kw), table[op](*args, **kw), 1e-5, 1e-6)
+        assert bad is None, f"{op} {kw}: {bad}"
 
 
 @check

@@ -13,7 +13,8 @@ runs its own default decompositions as usual). `find(ep)` lists the library ops 
 Names are normalised: `aten.median.dim`, `torch.ops.aten.median.dim`, `torch._ops.aten.median.dim`,
 `aten::median.dim`, ExecuTorch's edge spelling `aten_median_dim`, torch.onnx's
 `<OpOverload(op='aten.median', overload='dim')>`, a packet without overload (`aten.median`: every
-library overload of it) and the aliases below (`aten.cdist`, torch.onnx's `prims.erf_inv`).
+library overload of it) and the aliases below (`aten.cdist`, torch.onnx's `prims.erf_inv`; the
+var/std overloads of the graph for `aten.var.correction`, the one name ExecuTorch prints for both).
 
 Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), without the rewrite:
 
@@ -34,6 +35,9 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten._cdist_forward.default  | No ONNX function found (aten._cdist_forward)    | left on portable kernels (not delegated)  | rtol 1e-5                     |
 | aten.roll.default            | exports and runs                                | left on portable kernels (index_select)   | exact                         |
 | aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
+| aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
+| aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
+| aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
 
 "values exact": the values output equals torch's bit for bit; among tied values the index output
 is the first position holding the value (torch's choice among ties is its own). Selection ops
@@ -71,7 +75,10 @@ class Entry:
 
     def __init__(self, key, fn, description, inputs, rtol=0.0, atol=0.0, outputs=None, aliases=(), keeps_op=False):
         self.key, self.fn, self.description, self.inputs = key, fn, description, inputs
-        self.rtol, self.atol, self.outputs, self.aliases = rtol, atol, outputs, tuple(aliases)
+        # aliases: other overloads the entry replaces, {name: fn} (fn None: the entry's own fn)
+        aliases = dict(aliases) if isinstance(aliases, dict) else {a: None for a in aliases}
+        self.rtol, self.atol, self.outputs = rtol, atol, outputs
+        self.aliases, self._alias_fns = tuple(aliases), aliases
         # keeps_op: the replacement calls the op itself in the one form it leaves alone (returns
         # NotImplemented for), so the op's name stays in the rewritten graph
         self.keeps_op = keeps_op
@@ -83,6 +90,10 @@ class Entry:
     def overloads(self):
         """The OpOverload objects this entry replaces (its key and its aliases)."""
         return [_overload(k) for k in (self.key, *self.aliases)]
+
+    def table(self):
+        """{OpOverload: replacement} for the key and every alias."""
+        return {_overload(k): (self._alias_fns.get(k) or self.fn) for k in (self.key, *self.aliases)}
 
 
 LIBRARY = {}
@@ -371,26 +382,90 @@ def _roll(x, shifts, dims=()):
     return x if x.dim() else x.clone()
 
 
-def _mean_dim(x, dim, keepdim=False, dtype=None):
-    """mean over any dims as XNNPACK takes it: permute the reduced dims last, view as
-    (1, kept, reduced, 1), mean over dims (2, 3) with keepdim, view to the result's shape."""
-    import torch
-
+def _as_4d(x, dims):
+    """x with the reduced `dims` permuted last and viewed as (1, kept, reduced, 1): the layout in
+    which XNNPACK takes a reduction (mean over dims (2, 3), max_pool2d with a (reduced, 1) window).
+    Returns (view, result shape with keepdim, result shape without)."""
     rank = x.dim()
-    dims = sorted({_dim(d, rank) for d in (dim or range(rank))})
-    if dtype is not None or not x.is_floating_point() or rank == 0:
-        return NotImplemented
-    if rank == 4 and dims == [2, 3] and keepdim:
-        return NotImplemented  # already the form XNNPACK delegates
     kept = [d for d in range(rank) if d not in dims]
     y = x.permute(kept + dims) if kept + dims != list(range(rank)) else x
     red = 1
     for d in dims:
         red = red * x.shape[d]
-    y = y.reshape(1, -1, red, 1)
+    keep_shape = [1 if d in dims else x.shape[d] for d in range(rank)]
+    return y.reshape(1, -1, red, 1), keep_shape, [x.shape[d] for d in kept]
+
+
+def _dims(dim, rank):
+    return sorted({_dim(d, rank) for d in (dim or range(rank))})
+
+
+def _mean4(x, dims, keepdim):
+    import torch
+
+    y, keep_shape, flat_shape = _as_4d(x, dims)
     y = torch.ops.aten.mean.dim(y, [2, 3], True)
-    shape = [1 if d in dims else x.shape[d] for d in range(rank)] if keepdim else [x.shape[d] for d in kept]
-    return y.reshape(shape)
+    return y.reshape(keep_shape if keepdim else flat_shape)
+
+
+def _mean_dim(x, dim, keepdim=False, dtype=None):
+    """mean over any dims as XNNPACK takes it: permute the reduced dims last, view as
+    (1, kept, reduced, 1), mean over dims (2, 3) with keepdim, view to the result's shape."""
+    if dtype is not None or not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    if x.dim() == 4 and dims == [2, 3] and keepdim:
+        return NotImplemented  # already the form XNNPACK delegates
+    return _mean4(x, dims, keepdim)
+
+
+def _amax(x, dim=(), keepdim=False):
+    """amax as a max_pool2d over the (1, kept, reduced, 1) view (XNNPACK delegates max pooling,
+    not amax)."""
+    import torch
+
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    y, keep_shape, flat_shape = _as_4d(x, dims)
+    y = torch.nn.functional.max_pool2d(y, (y.shape[2], 1))
+    return y.reshape(keep_shape if keepdim else flat_shape)
+
+
+def _amin(x, dim=(), keepdim=False):
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    return -_amax(-x, dim, keepdim)
+
+
+def _var(x, dim=None, *, correction=None, keepdim=False):
+    """var as two 4-D keepdim means (XNNPACK takes those; not aten.var): mean((x - mean)^2),
+    scaled by n / (n - correction)."""
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    c = 1 if correction is None else correction
+    n = 1
+    for d in dims:
+        n = n * x.shape[d]
+    centred = x - _mean4(x, dims, True)
+    v = _mean4(centred * centred, dims, keepdim)
+    return v * (n / (n - c)) if c else v
+
+
+def _var_dim(x, dim=None, unbiased=True, keepdim=False):
+    return _var(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def _std(x, dim=None, *, correction=None, keepdim=False):
+    import torch
+
+    v = _var(x, dim, correction=correction, keepdim=keepdim)
+    return v if v is NotImplemented else torch.sqrt(v)
+
+
+def _std_dim(x, dim=None, unbiased=True, keepdim=False):
+    return _std(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
 
 
 # ---------------------------------------------------------------------------- input generators
@@ -489,6 +564,17 @@ def _gen_roll(g):
             ((_randn(g, 3, 5), [4]), {}), ((_randn(g, 6), [0], [0]), {})]
 
 
+def _gen_amax(g):
+    return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1]), {"keepdim": True}),
+            ((_randn(g, 4, 300), [1]), {}), ((_ties(g, 3, 9, 5), [0, 2]), {}), ((_randn(g, 3, 4),), {})]
+
+
+def _gen_var(g):
+    return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1]), {"keepdim": True, "correction": 0}),
+            ((_randn(g, 4, 9) * 3 + 5, [1]), {}), ((_randn(g, 3, 9, 5),), {"correction": 2}),
+            ((_randn(g, 6, 5), None), {})]
+
+
 def _gen_mean(g):
     return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1, -2]), {}),
             ((_randn(g, 3, 9, 5), [1]), {"keepdim": True}), ((_randn(g, 4, 9), [-1]), {}),
@@ -525,6 +611,13 @@ _add("aten.roll.default", _roll, "roll along dims as a concatenation of two slic
      _gen_roll)
 _add("aten.mean.dim", _mean_dim, "mean over any dims as the 4-D (2, 3) keepdim mean XNNPACK delegates, between a permute and views",
      _gen_mean, rtol=1e-5, atol=1e-6, keeps_op=True)
+_add("aten.amax.default", _amax, "amax over any dims as a max_pool2d over a (1, kept, reduced, 1) view (no NaN)",
+     _gen_amax)
+_add("aten.amin.default", _amin, "amin over any dims as -max_pool2d(-x) over a (1, kept, reduced, 1) view (no NaN)",
+     _gen_amax)
+_add("aten.var.correction", _var, "variance and std (var/std .dim and .correction) as two 4-D keepdim means XNNPACK delegates",
+     _gen_var, rtol=1e-5, atol=1e-6,
+     aliases={"aten.var.dim": _var_dim, "aten.std.correction": _std, "aten.std.dim": _std_dim})
 
 
 # ---------------------------------------------------------------------------- names
@@ -620,8 +713,7 @@ def apply(ep, names, base="none"):
         return ep, applied, absent
     table = torch.export.default_decompositions() if base == "core" else {}
     for k in applied:
-        for op in LIBRARY[k].overloads():
-            table[op] = LIBRARY[k].fn
+        table.update(LIBRARY[k].table())
     out = ep.run_decompositions(table)
     left = [k for k in find(out) if k in applied and not LIBRARY[k].keeps_op]
     if left:
