@@ -374,6 +374,17 @@ def project_key_and_tool_argument():
 
 
 @check
+def probe_fixtures_name_a_rewritable_op():
+    """The recorded toolchain outputs (tests/data/probes/*_rw--*) each name a library op."""
+    files = sorted((ROOT / "tests" / "data" / "probes").glob("*_rw--*.txt"))
+    assert len(files) >= 8, files
+    for f in files:
+        text = f.read_text()
+        names = rewrites.ops_in_message(text) or [w for w in text.split() if w.startswith("aten_")]
+        assert rewrites.hint_line(names), f"{f.name}: no library op named"
+
+
+@check
 def partial_delegation_names_the_rewritable_op():
     if VENV != "et":
         return
