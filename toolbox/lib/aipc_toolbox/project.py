@@ -14,6 +14,7 @@ dynamic_seq = false                         # dim 1 of every input of rank >= 2 
 opset = 18
 quantize = "int8"                           # or "none": the artifact the project ships
 latency_budget_ms = 5.0
+rewrite_ops = ["aten.median.dim"]           # ops every export rewrites at graph level (rewrites.py)
 ```
 
 Modules are imported from the project dir (the cwd), which is put first on sys.path. Every
@@ -106,6 +107,14 @@ class Project:
             low = SCHEMA[key].get("minimum")
             if low is not None and value < low:
                 raise ToolError(f"{self._where(key)}: {key} = {value!r}: expected at least {low}")
+        if cfg["rewrite_ops"]:
+            from .rewrites import normalise, library_text
+
+            unknown = [op for op in cfg["rewrite_ops"] if not normalise(op)]
+            if unknown:
+                raise ToolError(f"{self._where('rewrite_ops')}: rewrite_ops: {', '.join(map(repr, unknown))} not in the operator "
+                                f"rewrite library; it has: {library_text()}. Remove it or use one of these names")
+        cfg["rewrite_ops"] = list(cfg["rewrite_ops"])
         self.cfg = cfg
         if self.root not in sys.path:
             sys.path.insert(0, self.root)

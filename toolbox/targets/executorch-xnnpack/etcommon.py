@@ -73,10 +73,15 @@ def delegation_summary(edge):
     }
 
 
-def warn_partial(d):
+def warn_partial(d, rewritten=()):
+    """`aipc-warning: partial delegation: ...`, then `aipc-warning: rewritable op: ...` when a
+    left-over op is in the operator rewrite library (and was not rewritten already)."""
     if d["non_delegated_compute_ops"]:
         warn("partial delegation",
              f"{d['non_delegated_compute_ops']} of {d['compute_ops']} compute ops not delegated: {', '.join(d['non_delegated_ops'])}")
+        from aipc_toolbox.rewrites import warn_rewritable
+
+        warn_rewritable(d["non_delegated_ops"], rewritten)
 
 
 def io_meta(ep):
@@ -97,15 +102,23 @@ def io_meta(ep):
     return {"inputs": ins, "outputs": outs[: len(ep.graph_signature.user_outputs)]}
 
 
-def lower_and_save(ep, path, meta):
-    """Lower an ExportedProgram with XNNPACK, write the .pte and its sidecar; returns the sidecar dict."""
+def lower_and_save(ep, path, meta, rewritten=()):
+    """Lower an ExportedProgram with XNNPACK, write the .pte and its sidecar; returns the sidecar dict.
+    A lowering error naming an op of the operator rewrite library (not among `rewritten`) prints
+    `aipc-warning: rewritable op: ...` before it is re-raised."""
     import time
 
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
+    from aipc_toolbox.rewrites import warn_for_exception
+
     t0 = time.monotonic()
-    edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+    try:
+        edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+    except Exception as exc:
+        warn_for_exception(exc, rewritten)
+        raise
     deleg = delegation_summary(edge)
     prog = edge.to_executorch()
     lower_s = time.monotonic() - t0
@@ -115,7 +128,7 @@ def lower_and_save(ep, path, meta):
     note(deleg["summary"])
     for r in deleg["per_op"]:
         note(f"  {r['op']}: delegated {r['delegated']}, not delegated {r['non_delegated']}")
-    warn_partial(deleg)
+    warn_partial(deleg, rewritten)
     side = {"artifact": path, "sha256": sha256(path), "bytes": os.path.getsize(path), "lower_s": round(lower_s, 3),
             "delegation": deleg, **io_meta(ep), **meta}
     with open(sidecar_path(path), "w") as f:

@@ -56,7 +56,7 @@ def body(a):
     emit.note(d["summary"])
     for r in d["per_op"]:
         emit.note(f"  {r['op']}: delegated {r['delegated']}, not delegated {r['non_delegated']}")
-    etcommon.warn_partial(d)
+    etcommon.warn_partial(d, side.get("rewritten_ops") or ())  # an op already rewritten is not offered again
     out.update({k: v for k, v in d.items() if k not in ("summary",)})
     out.update({"delegation_known": 1, "quantized": int(bool(side.get("quantized"))),
                 "dynamic_batch": int(bool(side.get("dynamic_batch"))), "batch_max": side.get("batch_max"),

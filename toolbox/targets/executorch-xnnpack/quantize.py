@@ -19,11 +19,16 @@ range prints `aipc-warning: calibration outlier: sample i ...` (it stretches the
 can collapse the model with no error at all), and a set mostly outside it prints
 `aipc-warning: calibration scale: ...` (the calibration function must change). drop_outliers=true
 leaves the outlier samples out; it cannot repair a set on the wrong scale.
+
+Operator rewrites: the ops build/model.pte was exported with (its sidecar's `rewrite_ops`), plus
+aipc.toml [project] rewrite_ops, plus the `rewrite_ops` argument, are rewritten in the captured
+float graph before prepare_pt2e (aipc_toolbox/rewrites.py: only those ops are decomposed, so the
+quantizer's patterns are untouched); the result then carries `rewritten_ops`.
 """
 import os
 import time
 
-from aipc_toolbox import calib, emit
+from aipc_toolbox import calib, emit, rewrites
 from aipc_toolbox.project import Project
 
 
@@ -75,6 +80,7 @@ def body(a):
     dynamic = a["dynamic_batch"] if a["dynamic_batch"] is not None else fp32_side.get("dynamic_batch", p["dynamic_batch"])
     seq = a["dynamic_seq"] if a["dynamic_seq"] is not None else fp32_side.get("dynamic_seq", p["dynamic_seq"])
     out = a["output"]
+    keys = rewrites.requested(p, list(fp32_side.get("rewrite_ops") or []) + list(a["rewrite_ops"] or []))
     model = p.load_model()
     inputs = p.example_inputs()
     samples = p.calibration_data()
@@ -97,7 +103,9 @@ def body(a):
         if os.path.exists(stale):
             os.remove(stale)
     t0 = time.monotonic()
-    captured = torch.export.export(model, inputs, dynamic_shapes=shapes).module()
+    captured = torch.export.export(model, inputs, dynamic_shapes=shapes)
+    captured, applied = rewrites.rewrite_for_export(captured, keys)
+    captured = captured.module()
     quantizer = XNNPACKQuantizer().set_global(_config(a["per_channel"], a["observer"], a["moving_average"]))
     prepared = prepare_pt2e(captured, quantizer)
     with torch.no_grad():
@@ -107,12 +115,12 @@ def body(a):
     ep = torch.export.export(converted, inputs, dynamic_shapes=shapes)
     quant_s = time.monotonic() - t0
     emit.note(f"calibrated and converted in {quant_s:.2f} s; lowering with XnnpackPartitioner")
-    side = etcommon.lower_and_save(ep, out, {
+    side = etcommon.lower_and_save(ep, out, {**({"rewrite_ops": keys, "rewritten_ops": applied} if keys else {}),
         "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
         "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
         "quantize": {"per_channel": a["per_channel"], "observer": a["observer"], "moving_average": a["moving_average"],
                      "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept)},
-    })
+    }, rewritten=applied)
     d = side["delegation"]
     fp32 = "build/model.pte"
     res = {"artifact": out, "sidecar": etcommon.sidecar_path(out), "bytes": side["bytes"],
@@ -121,6 +129,8 @@ def body(a):
            "dropped_samples": len(samples) - len(kept), "calib_max_abs_median": median, "calib_max_abs_max": float(maxes.max()),
            **{k: v for k, v in d.items() if k not in ("per_op", "summary")},
            "quantize_s": round(quant_s, 3), "lower_s": side["lower_s"]}
+    if keys:
+        res["rewritten_ops"] = applied
     if os.path.isfile(fp32):
         res["fp32_bytes"] = os.path.getsize(fp32)
         res["size_ratio"] = round(side["bytes"] / res["fp32_bytes"], 4)

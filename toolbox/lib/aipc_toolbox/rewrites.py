@@ -1,0 +1,801 @@
+"""Graph-level operator rewrites: re-export with an operator the toolchain rejects replaced by
+ops both targets take, whatever the model's code looks like.
+
+What it is. A registry keyed by the ATen overload name as the toolchains print it
+(`aten.median.dim`). Each entry is a replacement function with the overload's exact signature
+and outputs, written only in core ATen ops that torch.onnx translates and that ExecuTorch accepts
+(delegated to XNNPACK where the math allows), a one-line description, and an input generator for
+its numeric check. `apply(ep, ops)` runs `ep.run_decompositions(table)` with a table holding only
+the requested overloads (an empty-based table: nothing else is decomposed, so the graph the
+exporter or the PT2E quantizer sees is the one it saw before, minus those ops; each toolchain then
+runs its own default decompositions as usual). `find(ep)` lists the library ops a graph holds.
+
+Names are normalised: `aten.median.dim`, `torch.ops.aten.median.dim`, `torch._ops.aten.median.dim`,
+`aten::median.dim`, ExecuTorch's edge spelling `aten_median_dim`, torch.onnx's
+`<OpOverload(op='aten.median', overload='dim')>`, a packet without overload (`aten.median`: every
+library overload of it) and the aliases below (`aten.cdist`, torch.onnx's `prims.erf_inv`; the
+var/std overloads of the graph for `aten.var.correction`, the one name ExecuTorch prints for both).
+
+Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), without the rewrite:
+
+| op                           | torch.onnx.export(dynamo=True)                  | ExecuTorch XNNPACK                        | rewrite: exactness            |
+|------------------------------|-------------------------------------------------|-------------------------------------------|-------------------------------|
+| aten.median.dim              | No ONNX function found (aten.median, dim)       | not in Core ATen opset                    | values exact                  |
+| aten.median.default          | No ONNX function found (aten.median, default)   | not in Core ATen opset                    | exact                         |
+| aten.nanmedian.dim           | No ONNX function found (aten.nanmedian, dim)    | not in Core ATen opset                    | values exact                  |
+| aten.kthvalue.default        | No ONNX function found (aten.kthvalue, default) | not in Core ATen opset                    | values exact                  |
+| aten.mode.default            | No ONNX function found (aten.mode, default)     | not in Core ATen opset                    | exact                         |
+| aten.cummax.default          | No ONNX function found (aten.cummax, default)   | not in Core ATen opset                    | exact                         |
+| aten.cummin.default          | No ONNX function found (aten.cummin, default)   | not in Core ATen opset                    | exact                         |
+| aten.logcumsumexp.default    | exports and runs                                | not in Core ATen opset                    | rtol 1e-5                     |
+| aten.histc.default           | exports (fails when min == max)                 | not in Core ATen opset                    | exact                         |
+| aten.bucketize.Tensor        | exports and runs                                | not in Core ATen opset                    | exact                         |
+| aten.searchsorted.Tensor     | No ONNX function found (aten.searchsorted)      | not in Core ATen opset                    | exact                         |
+| aten.erfinv.default          | No ONNX function found (prims.erf_inv, default) | not in Core ATen opset                    | atol 2e-6 on (-1, 1)          |
+| aten._cdist_forward.default  | No ONNX function found (aten._cdist_forward)    | left on portable kernels (not delegated)  | rtol 1e-5                     |
+| aten.roll.default            | exports and runs                                | left on portable kernels (index_select)   | exact                         |
+| aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
+| aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
+| aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
+| aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
+
+"values exact": the values output equals torch's bit for bit; among tied values the index output
+is the first position holding the value (torch's choice among ties is its own). Selection ops
+(median, kthvalue, mode, cummax, ...) assume no NaN in the input (nanmedian handles NaN).
+Several entries compare every pair of elements along the reduced dim (n*n memory per row):
+meant for the small windows models use these ops on. median/kthvalue on a static dim of at most
+16 use a min/max sorting network instead (fully delegated to XNNPACK).
+
+How an entry is verified: toolbox/tests/check_rewrites.py, in both venvs, (a) compares the
+replacement with the original op on the entry's generated inputs (fixed seeds, odd sizes,
+negative dims, ties) at the entry's tolerance, (b) exports a tiny module using the op through
+the venv's real toolchain with the rewrite, runs the artifact and compares it with eager, and
+(c) shows the same module fails (or stays undelegated) without it in at least one venv.
+
+How to add an entry: write `_name(<the overload's arguments>)` returning what the overload
+returns (a tuple for multi-output overloads; return NotImplemented to keep the op for an
+argument combination you do not handle), an input generator `g -> [(args, kwargs), ...]` (g: a
+seeded torch.Generator), and `_add("aten.op.overload", fn, "one line", inputs, rtol=..,
+atol=.., outputs=..)`; probe both toolchains without it, add its row above and a module to the
+check file.
+"""
+import math
+import re
+
+from .emit import ToolError
+
+INF = float("inf")
+
+
+class Entry:
+    """One library entry: `key` (aten.x.overload), the replacement `fn`, `description`, the
+    numeric-check input generator `inputs(g)`, the tolerance, and `outputs`: which outputs of a
+    multi-output overload the numeric check compares on inputs with ties or NaN (indices among
+    ties are not compared; see the module docstring)."""
+
+    def __init__(self, key, fn, description, inputs, rtol=0.0, atol=0.0, outputs=None, aliases=(), keeps_op=False):
+        self.key, self.fn, self.description, self.inputs = key, fn, description, inputs
+        # aliases: other overloads the entry replaces, {name: fn} (fn None: the entry's own fn)
+        aliases = dict(aliases) if isinstance(aliases, dict) else {a: None for a in aliases}
+        self.rtol, self.atol, self.outputs = rtol, atol, outputs
+        self.aliases, self._alias_fns = tuple(aliases), aliases
+        # keeps_op: the replacement calls the op itself in the one form it leaves alone (returns
+        # NotImplemented for), so the op's name stays in the rewritten graph
+        self.keeps_op = keeps_op
+
+    @property
+    def exact(self):
+        return self.rtol == 0 and self.atol == 0
+
+    def overloads(self):
+        """The OpOverload objects this entry replaces (its key and its aliases)."""
+        return [_overload(k) for k in (self.key, *self.aliases)]
+
+    def table(self):
+        """{OpOverload: replacement} for the key and every alias."""
+        return {_overload(k): (self._alias_fns.get(k) or self.fn) for k in (self.key, *self.aliases)}
+
+
+LIBRARY = {}
+ALIASES = {}
+
+
+def _add(key, fn, description, inputs, **kw):
+    entry = Entry(key, fn, description, inputs, **kw)
+    LIBRARY[key] = entry
+    for a in entry.aliases:
+        ALIASES[a] = key
+    return entry
+
+
+def _overload(key):
+    import torch
+
+    ns, packet, overload = key.split(".")
+    return getattr(getattr(getattr(torch.ops, ns), packet), overload)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _dim(d, rank):
+    return d + rank if d < 0 else d
+
+
+def _static(n):
+    return isinstance(n, int)
+
+
+def _arange_like(n, x):
+    import torch
+
+    return torch.arange(n, device=x.device)
+
+
+def _first_index(mask):
+    """Index of the first True along the last dim (argmax returns the first maximum)."""
+    import torch
+
+    return torch.argmax(mask.to(torch.int32), -1)
+
+
+def _network_kth(xd, k):
+    """k-th smallest (0-based) along the last dim of xd with an odd-even transposition sort built
+    from torch.minimum/maximum over narrow slices (XNNPACK delegates all of it)."""
+    import torch
+
+    n = xd.shape[-1]
+    v = [xd.narrow(-1, i, 1) for i in range(n)]
+    for r in range(n):
+        for i in range(r % 2, n - 1, 2):
+            v[i], v[i + 1] = torch.minimum(v[i], v[i + 1]), torch.maximum(v[i], v[i + 1])
+    return v[k].reshape(xd.shape[:-1])  # a view, not squeeze: XNNPACK delegates view_copy only
+
+
+def _rank_kth(xd, k):
+    """k-th smallest (0-based; int or a tensor broadcasting against xd[..., 0]) along the last dim,
+    by counting for every element how many are smaller / not larger (no sort, no data-dependent
+    shape: xd[i] is the k-th smallest when less(i) <= k < leq(i))."""
+    import torch
+
+    a, b = xd.unsqueeze(-1), xd.unsqueeze(-2)
+    less = (b < a).sum(-1)
+    leq = (b <= a).sum(-1)
+    if isinstance(k, int):
+        sel = (less <= k) & (leq > k)
+    else:
+        sel = (less <= k.unsqueeze(-1)) & (leq > k.unsqueeze(-1))
+    return torch.where(sel, xd, -INF).amax(-1)
+
+
+def _kth(x, k, dim, keepdim):
+    """(values, indices) of the k-th smallest (0-based) along dim."""
+    import torch
+
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    d = _dim(dim, x.dim())
+    xd = x.movedim(d, -1)
+    n = xd.shape[-1]
+    if _static(n) and n <= 16:
+        v = _network_kth(xd, k)
+    else:
+        v = _rank_kth(xd, k)
+    i = _first_index(xd == v.unsqueeze(-1))
+    if keepdim:
+        v, i = v.unsqueeze(d), i.unsqueeze(d)
+    return v, i
+
+
+# ---------------------------------------------------------------------------- entries
+
+
+def _median_dim(x, dim, keepdim=False):
+    n = x.shape[_dim(dim, x.dim())] if x.dim() else 1
+    return _kth(x, (n - 1) // 2, dim, keepdim)
+
+
+def _median_default(x):
+    flat = x.reshape(-1)
+    return _kth(flat, (flat.shape[0] - 1) // 2, 0, False)[0]
+
+
+def _nanmedian_dim(x, dim, keepdim=False):
+    import torch
+
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    d = _dim(dim, x.dim())
+    xd = x.movedim(d, -1)
+    nan = torch.isnan(xd)
+    valid = (~nan).sum(-1)
+    k = torch.clamp(valid - 1, min=0) // 2
+    filled = torch.where(nan, INF, xd)
+    v = _rank_kth(filled, k)
+    v = torch.where(valid == 0, float("nan"), v)
+    i = torch.where(valid == 0, 0, _first_index((filled == v.unsqueeze(-1)) & ~nan))
+    if keepdim:
+        v, i = v.unsqueeze(d), i.unsqueeze(d)
+    return v, i
+
+
+def _kthvalue(x, k, dim=-1, keepdim=False):
+    return _kth(x, k - 1, dim, keepdim)
+
+
+def _mode(x, dim=-1, keepdim=False):
+    """Most frequent value (the smallest among equally frequent ones) and its last position."""
+    import torch
+
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    d = _dim(dim, x.dim())
+    xd = x.movedim(d, -1)
+    count = (xd.unsqueeze(-1) == xd.unsqueeze(-2)).sum(-1)
+    top = count == count.amax(-1, keepdim=True)
+    v = torch.where(top, xd, INF).amin(-1)
+    pos = _arange_like(xd.shape[-1], xd)
+    i = torch.where(xd == v.unsqueeze(-1), pos, -1).amax(-1)
+    if keepdim:
+        v, i = v.unsqueeze(d), i.unsqueeze(d)
+    return v, i
+
+
+def _cum_extreme(x, dim, largest):
+    import torch
+
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    d = _dim(dim, x.dim())
+    xd = x.movedim(d, -1)
+    pos = _arange_like(xd.shape[-1], xd)
+    tri = pos.unsqueeze(0) <= pos.unsqueeze(1)  # [i, j]: j <= i
+    row = xd.unsqueeze(-2)  # [..., 1, j]
+    if largest:
+        v = torch.where(tri, row, -INF).amax(-1)
+    else:
+        v = torch.where(tri, row, INF).amin(-1)
+    # torch keeps the latest position of the running extreme among ties
+    i = torch.where(tri & (row == v.unsqueeze(-1)), pos, -1).amax(-1)
+    return v.movedim(-1, d), i.movedim(-1, d)
+
+
+def _cummax(x, dim):
+    return _cum_extreme(x, dim, True)
+
+
+def _cummin(x, dim):
+    return _cum_extreme(x, dim, False)
+
+
+def _logcumsumexp(x, dim):
+    import torch
+
+    if x.dim() == 0:
+        return x.clone()
+    d = _dim(dim, x.dim())
+    xd = x.movedim(d, -1)
+    pos = _arange_like(xd.shape[-1], xd)
+    tri = pos.unsqueeze(0) <= pos.unsqueeze(1)
+    masked = torch.where(tri, xd.unsqueeze(-2), -INF)  # [..., i, j]
+    m = masked.amax(-1, keepdim=True)
+    safe = torch.where(torch.isinf(m), 0.0, m)
+    out = torch.log(torch.exp(masked - safe).sum(-1)) + safe.squeeze(-1)
+    return out.movedim(-1, d)
+
+
+def _histc(x, bins=100, min=0, max=0):  # noqa: A002 - the overload's argument names
+    import torch
+
+    if min == max:
+        lo, hi = x.amin(), x.amax()
+        same = lo == hi
+        lo, hi = torch.where(same, lo - 1, lo), torch.where(same, hi + 1, hi)
+    else:
+        lo, hi = float(min), float(max)
+    flat = x.reshape(-1)
+    pos = ((flat - lo) * bins / (hi - lo)).floor().to(torch.int64)
+    pos = torch.clamp(pos, max=bins - 1)
+    valid = (flat >= lo) & (flat <= hi)
+    hit = (pos.unsqueeze(-1) == _arange_like(bins, x)) & valid.unsqueeze(-1)
+    return hit.sum(0).to(x.dtype)
+
+
+def _count_below(seq, values, right):
+    """For each value, how many entries of the sorted last dim of seq are < it (<= it when right)."""
+    if seq.dim() == 1:
+        s, v = seq, values.unsqueeze(-1)
+    else:
+        s, v = seq.unsqueeze(-2), values.unsqueeze(-1)
+    return (s <= v).sum(-1) if right else (s < v).sum(-1)
+
+
+def _bucketize(x, boundaries, *, out_int32=False, right=False):
+    import torch
+
+    out = _count_below(boundaries, x, right)
+    return out.to(torch.int32 if out_int32 else torch.int64)
+
+
+def _searchsorted(sorted_sequence, x, *, out_int32=False, right=False, side=None, sorter=None):
+    import torch
+
+    if side is not None:
+        right = side == "right"
+    seq = sorted_sequence if sorter is None else torch.gather(sorted_sequence, -1, sorter)
+    out = _count_below(seq, x, right)
+    return out.to(torch.int32 if out_int32 else torch.int64)
+
+
+def _erfinv(y):
+    """Giles' single-precision approximation, then two Newton steps on erf(x) = y."""
+    import torch
+
+    w = -torch.log((1.0 - y) * (1.0 + y))
+    small = w < 5.0
+    ws = torch.where(small, w, 2.5) - 2.5
+    wl = torch.sqrt(torch.where(small, 5.0, torch.clamp(w, max=1e30))) - 3.0
+    p = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p = c + p * ws
+    q = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        q = c + q * wl
+    x = torch.where(small, p, q) * y
+    for _ in range(2):
+        x = x - (torch.erf(x) - y) / (2.0 / math.sqrt(math.pi) * torch.exp(-x * x))
+    a = y.abs()
+    x = torch.where(a == 1.0, y * INF, x)
+    return torch.where(a > 1.0, float("nan"), x)
+
+
+def _cdist(x1, x2, p=2.0, compute_mode=None):
+    """Pairwise p-norm distances from the difference of every pair (not the matmul expansion:
+    no cancellation error)."""
+    import torch
+
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 2.0:
+        return torch.sqrt((diff * diff).sum(-1))
+    if p == 1.0:
+        return diff.abs().sum(-1)
+    if p == 0.0:
+        return (diff != 0).sum(-1).to(x1.dtype)
+    if math.isinf(p):
+        return diff.abs().amax(-1)
+    return diff.abs().pow(p).sum(-1).pow(1.0 / p)
+
+
+def _roll(x, shifts, dims=()):
+    import torch
+
+    shifts, dims = list(shifts), list(dims)
+    if not dims:
+        return _roll(x.reshape(-1), shifts, [0]).reshape(x.shape)
+    for s, d in zip(shifts, dims):
+        n = x.shape[d]
+        s = s % n
+        if s:
+            x = torch.cat([x.narrow(d, n - s, s), x.narrow(d, 0, n - s)], d)
+    return x if x.dim() else x.clone()
+
+
+def _as_4d(x, dims):
+    """x with the reduced `dims` permuted last and viewed as (1, kept, reduced, 1): the layout in
+    which XNNPACK takes a reduction (mean over dims (2, 3), max_pool2d with a (reduced, 1) window).
+    Returns (view, result shape with keepdim, result shape without)."""
+    rank = x.dim()
+    kept = [d for d in range(rank) if d not in dims]
+    y = x.permute(kept + dims) if kept + dims != list(range(rank)) else x
+    red = 1
+    for d in dims:
+        red = red * x.shape[d]
+    keep_shape = [1 if d in dims else x.shape[d] for d in range(rank)]
+    return y.reshape(1, -1, red, 1), keep_shape, [x.shape[d] for d in kept]
+
+
+def _dims(dim, rank):
+    return sorted({_dim(d, rank) for d in (dim or range(rank))})
+
+
+def _mean4(x, dims, keepdim):
+    import torch
+
+    y, keep_shape, flat_shape = _as_4d(x, dims)
+    y = torch.ops.aten.mean.dim(y, [2, 3], True)
+    return y.reshape(keep_shape if keepdim else flat_shape)
+
+
+def _mean_dim(x, dim, keepdim=False, dtype=None):
+    """mean over any dims as XNNPACK takes it: permute the reduced dims last, view as
+    (1, kept, reduced, 1), mean over dims (2, 3) with keepdim, view to the result's shape."""
+    if dtype is not None or not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    if x.dim() == 4 and dims == [2, 3] and keepdim:
+        return NotImplemented  # already the form XNNPACK delegates
+    return _mean4(x, dims, keepdim)
+
+
+def _amax(x, dim=(), keepdim=False):
+    """amax as a max_pool2d over the (1, kept, reduced, 1) view (XNNPACK delegates max pooling,
+    not amax)."""
+    import torch
+
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    y, keep_shape, flat_shape = _as_4d(x, dims)
+    y = torch.nn.functional.max_pool2d(y, (y.shape[2], 1))
+    return y.reshape(keep_shape if keepdim else flat_shape)
+
+
+def _amin(x, dim=(), keepdim=False):
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    return -_amax(-x, dim, keepdim)
+
+
+def _var(x, dim=None, *, correction=None, keepdim=False):
+    """var as two 4-D keepdim means (XNNPACK takes those; not aten.var): mean((x - mean)^2),
+    scaled by n / (n - correction)."""
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    c = 1 if correction is None else correction
+    n = 1
+    for d in dims:
+        n = n * x.shape[d]
+    centred = x - _mean4(x, dims, True)
+    v = _mean4(centred * centred, dims, keepdim)
+    return v * (n / (n - c)) if c else v
+
+
+def _var_dim(x, dim=None, unbiased=True, keepdim=False):
+    return _var(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+def _std(x, dim=None, *, correction=None, keepdim=False):
+    import torch
+
+    v = _var(x, dim, correction=correction, keepdim=keepdim)
+    return v if v is NotImplemented else torch.sqrt(v)
+
+
+def _std_dim(x, dim=None, unbiased=True, keepdim=False):
+    return _std(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
+
+
+# ---------------------------------------------------------------------------- input generators
+# Each returns [(args, kwargs), ...] for the overload; `g` is a seeded torch.Generator.
+
+
+def _randn(g, *shape):
+    import torch
+
+    return torch.randn(*shape, generator=g)
+
+
+def _ties(g, *shape, levels=4):
+    import torch
+
+    return torch.randint(0, levels, shape, generator=g).float()
+
+
+def _gen_median_dim(g):
+    return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7), -1), {"keepdim": True}),
+            ((_randn(g, 2, 20, 3), 1), {}), ((_ties(g, 5, 6), 0), {}), ((_ties(g, 2, 3, 11), -2), {"keepdim": True}),
+            ((_randn(g, 6), 0), {})]
+
+
+def _gen_median_default(g):
+    return [((_randn(g, 3, 5),), {}), ((_ties(g, 4, 4),), {}), ((_randn(g, 2, 3, 4),), {})]
+
+
+def _gen_nanmedian(g):
+    import torch
+
+    a = _randn(g, 5, 8)
+    a[torch.rand(5, 8, generator=g) < 0.3] = float("nan")
+    a[2] = float("nan")
+    return [((a, 1), {}), ((a, 0), {"keepdim": True}), ((_randn(g, 3, 7), -1), {}), ((_ties(g, 4, 9), 1), {})]
+
+
+def _gen_kthvalue(g):
+    return [((_randn(g, 4, 9), 3, 1), {}), ((_randn(g, 3, 5, 7), 1), {"dim": -1, "keepdim": True}),
+            ((_randn(g, 2, 19), 19, -1), {}), ((_ties(g, 6, 5), 2, 0), {})]
+
+
+def _gen_mode(g):
+    return [((_ties(g, 4, 9), 1), {}), ((_ties(g, 3, 5, 7, levels=3), -1), {"keepdim": True}),
+            ((_ties(g, 8, 3), 0), {}), ((_randn(g, 3, 6), -1), {})]
+
+
+def _gen_cum(g):
+    return [((_randn(g, 4, 9), 1), {}), ((_ties(g, 3, 5, 7), -1), {}), ((_randn(g, 6, 3), 0), {}),
+            ((_ties(g, 2, 11, 3), -2), {})]
+
+
+def _gen_logcumsumexp(g):
+    return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7) * 30, -1), {}), ((_randn(g, 6, 3), 0), {})]
+
+
+def _gen_histc(g):
+    return [((_randn(g, 4, 9),), {"bins": 7, "min": -1.5, "max": 2.0}), ((_randn(g, 3, 5, 7), 10), {}),
+            ((_ties(g, 50), 4, 0.0, 3.0), {}), ((_randn(g, 33), 5, -3, 3), {})]
+
+
+def _gen_bucketize(g):
+    import torch
+
+    b = torch.linspace(-1.0, 1.0, 5)
+    return [((_randn(g, 4, 9), b), {}), ((_randn(g, 3, 5, 7), b), {"right": True}),
+            ((torch.tensor([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0]), b), {"out_int32": True}),
+            ((torch.tensor([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0]), b), {"right": True})]
+
+
+def _gen_searchsorted(g):
+    import torch
+
+    b = torch.linspace(-1.0, 1.0, 5)
+    s2 = torch.sort(_randn(g, 3, 6), -1).values
+    return [((b, _randn(g, 4, 9)), {}), ((b, torch.tensor([-1.0, 0.0, 0.5, 3.0])), {"right": True}),
+            ((s2, _randn(g, 3, 4)), {}), ((s2, s2[:, 1:4].contiguous()), {"side": "right"}),
+            ((b, torch.tensor([-1.0, 0.0, 0.5])), {"out_int32": True})]
+
+
+def _gen_erfinv(g):
+    import torch
+
+    return [(((torch.rand(4, 9, generator=g) * 2 - 1) * 0.999,), {}),
+            ((torch.tensor([-0.9999, -0.99, -0.5, 0.0, 1e-6, 0.3, 0.9, 0.999]),), {})]
+
+
+def _gen_cdist(g):
+    return [((_randn(g, 5, 3), _randn(g, 4, 3), 2.0, None), {}), ((_randn(g, 2, 5, 3), _randn(g, 2, 7, 3), 1.0, None), {}),
+            ((_randn(g, 6, 4), _randn(g, 3, 4), 3.0, None), {}), ((_randn(g, 6, 4), _randn(g, 3, 4), INF, None), {}),
+            ((_randn(g, 31, 3), _randn(g, 27, 3), 2.0, None), {})]
+
+
+def _gen_roll(g):
+    return [((_randn(g, 4, 9), [2], [1]), {}), ((_randn(g, 3, 5, 7), [-3, 12], [-1, 0]), {}),
+            ((_randn(g, 3, 5), [4]), {}), ((_randn(g, 6), [0], [0]), {})]
+
+
+def _gen_amax(g):
+    return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1]), {"keepdim": True}),
+            ((_randn(g, 4, 300), [1]), {}), ((_ties(g, 3, 9, 5), [0, 2]), {}), ((_randn(g, 3, 4),), {})]
+
+
+def _gen_var(g):
+    return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1]), {"keepdim": True, "correction": 0}),
+            ((_randn(g, 4, 9) * 3 + 5, [1]), {}), ((_randn(g, 3, 9, 5),), {"correction": 2}),
+            ((_randn(g, 6, 5), None), {})]
+
+
+def _gen_mean(g):
+    return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1, -2]), {}),
+            ((_randn(g, 3, 9, 5), [1]), {"keepdim": True}), ((_randn(g, 4, 9), [-1]), {}),
+            ((_randn(g, 2, 3, 5, 7), [1, 3]), {"keepdim": True})]
+
+
+_add("aten.median.dim", _median_dim, "lower median along a dim: min/max sorting network (static dim <= 16) or rank counting",
+     _gen_median_dim, outputs=(0,))
+_add("aten.median.default", _median_default, "lower median of all elements: min/max sorting network or rank counting",
+     _gen_median_default)
+_add("aten.nanmedian.dim", _nanmedian_dim, "lower median ignoring NaN, by rank counting with NaN moved past +inf",
+     _gen_nanmedian, outputs=(0,))
+_add("aten.kthvalue.default", _kthvalue, "k-th smallest along a dim: min/max sorting network (static dim <= 16) or rank counting",
+     _gen_kthvalue, outputs=(0,))
+_add("aten.mode.default", _mode, "most frequent value (smallest among ties) and its last position, by pairwise equality counts",
+     _gen_mode)
+_add("aten.cummax.default", _cummax, "running maximum and its latest position, by a lower-triangular masked amax",
+     _gen_cum)
+_add("aten.cummin.default", _cummin, "running minimum and its latest position, by a lower-triangular masked amin",
+     _gen_cum)
+_add("aten.logcumsumexp.default", _logcumsumexp, "running log-sum-exp, by a lower-triangular masked, max-shifted sum",
+     _gen_logcumsumexp, rtol=1e-5, atol=1e-6)
+_add("aten.histc.default", _histc, "histogram with equal bins, by comparing each element's bin with every bin",
+     _gen_histc)
+_add("aten.bucketize.Tensor", _bucketize, "bucket index of each value: count of boundaries below it",
+     _gen_bucketize)
+_add("aten.searchsorted.Tensor", _searchsorted, "insertion index into a sorted last dim: count of entries below each value",
+     _gen_searchsorted)
+_add("aten.erfinv.default", _erfinv, "inverse error function: polynomial approximation refined by two Newton steps on erf",
+     _gen_erfinv, rtol=1e-5, atol=2e-6, aliases=("prims.erf_inv.default",))
+_add("aten._cdist_forward.default", _cdist, "pairwise p-norm distances (torch.cdist) from broadcast differences",
+     _gen_cdist, rtol=1e-5, atol=1e-6, aliases=("aten.cdist.default",))
+_add("aten.roll.default", _roll, "roll along dims as a concatenation of two slices",
+     _gen_roll)
+_add("aten.mean.dim", _mean_dim, "mean over any dims as the 4-D (2, 3) keepdim mean XNNPACK delegates, between a permute and views",
+     _gen_mean, rtol=1e-5, atol=1e-6, keeps_op=True)
+_add("aten.amax.default", _amax, "amax over any dims as a max_pool2d over a (1, kept, reduced, 1) view (no NaN)",
+     _gen_amax)
+_add("aten.amin.default", _amin, "amin over any dims as -max_pool2d(-x) over a (1, kept, reduced, 1) view (no NaN)",
+     _gen_amax)
+_add("aten.var.correction", _var, "variance and std (var/std .dim and .correction) as two 4-D keepdim means XNNPACK delegates",
+     _gen_var, rtol=1e-5, atol=1e-6,
+     aliases={"aten.var.dim": _var_dim, "aten.std.correction": _std, "aten.std.dim": _std_dim})
+
+
+# ---------------------------------------------------------------------------- names
+
+
+_ONNX = re.compile(r"OpOverload\(op='([\w.]+)', overload='(\w+)'\)")
+
+
+def _edge_names():
+    out = {}
+    for key in (*LIBRARY, *ALIASES):
+        out[key.replace(".", "_")] = key
+    return out
+
+
+def normalise(name):
+    """The library keys a spelling names: one key, or every overload of a packet (`aten.median`).
+    Returns [] when the name matches nothing in the library."""
+    s = str(name).strip()
+    m = _ONNX.search(s)
+    if m:
+        s = f"{m.group(1)}.{m.group(2)}"
+    s = s.replace("::", ".")
+    for prefix in ("torch._ops.", "torch.ops."):
+        if s.startswith(prefix):
+            s = s[len(prefix):]
+    if "." not in s:
+        s = _edge_names().get(s, s)
+    if s.count(".") == 1:
+        s_default = s + ".default"
+        packet = [k for k in LIBRARY if k.rsplit(".", 1)[0] == s]
+        if packet:
+            return packet
+        s = s_default
+    s = ALIASES.get(s, s)
+    return [s] if s in LIBRARY else []
+
+
+def library_text():
+    return ", ".join(sorted(LIBRARY))
+
+
+def resolve(names):
+    """Library keys for a list of spellings, in order, without duplicates; an unknown name is a
+    ToolError listing the library."""
+    keys = []
+    for n in names or []:
+        found = normalise(n)
+        if not found:
+            raise ToolError(
+                f"rewrite_ops: {n!r} is not in the operator rewrite library (toolbox/lib/aipc_toolbox/rewrites.py); "
+                f"it has: {library_text()}. Use one of these names (as the toolchain prints them, e.g. aten.median.dim), "
+                "or change the model code for this op"
+            )
+        keys.extend(k for k in found if k not in keys)
+    return keys
+
+
+# ---------------------------------------------------------------------------- graph side
+
+
+def graph_ops(ep):
+    """Names (`aten.x.overload`) of every operator called in an ExportedProgram or GraphModule."""
+    g = ep.graph if hasattr(ep, "graph") else ep
+    out = set()
+    for node in g.nodes:
+        if node.op == "call_function" and hasattr(node.target, "_schema"):
+            out.add(str(node.target))
+    return out
+
+
+def find(ep):
+    """The library keys whose operator (or an alias) occurs in the graph, sorted."""
+    ops = graph_ops(ep)
+    return sorted(k for k, e in LIBRARY.items() if ops & {k, *e.aliases})
+
+
+def apply(ep, names, base="none"):
+    """Rewrite the named ops in an ExportedProgram; returns (new_ep, applied, absent).
+
+    `names`: any spellings `normalise` takes (an unknown one is a ToolError listing the library).
+    `applied`: the library keys that occurred and were rewritten; `absent`: requested keys the
+    graph does not hold (a note for the caller, not an error). `base="none"` decomposes only these
+    ops (what the exporters and the PT2E quantizer need: the rest of the graph is unchanged);
+    `base="core"` merges them into torch.export.default_decompositions() (core ATen)."""
+    import torch
+
+    keys = resolve(names)
+    present = set(find(ep))
+    applied = [k for k in keys if k in present]
+    absent = [k for k in keys if k not in present]
+    if not applied and base == "none":
+        return ep, applied, absent
+    table = torch.export.default_decompositions() if base == "core" else {}
+    for k in applied:
+        table.update(LIBRARY[k].table())
+    out = ep.run_decompositions(table)
+    left = [k for k in find(out) if k in applied and not LIBRARY[k].keeps_op]
+    if left:
+        raise ToolError(f"rewrite_ops: {', '.join(left)} still in the graph after the rewrite (an argument form the "
+                        "library entry does not handle); change the model code for this op")
+    return out, applied, absent
+
+
+def hint_line(names):
+    """`rewritable op: ...` text for library ops named in a toolchain message or op list, or None."""
+    keys = []
+    for n in names:
+        for k in normalise(n):
+            if k not in keys:
+                keys.append(k)
+    if not keys:
+        return None
+    import json
+
+    return f"{', '.join(keys)} (export {json.dumps({'rewrite_ops': keys})})"
+
+
+_MSG = [
+    re.compile(r"OpOverload\(op='[\w.]+', overload='\w+'\)"),  # torch.onnx: No ONNX function found for <OpOverload(...)>
+    re.compile(r"Operator (torch\._ops\.[\w.]+) is not in Core ATen opset"),  # ExecuTorch verifier
+    re.compile(r"Error when translating node .*?target=torch\.ops\.([\w.]+)\]"),  # torch.onnx translation error
+]
+
+
+def ops_in_message(text):
+    """Operator names a toolchain error message mentions (ONNX dispatch and translation errors,
+    ExecuTorch's Core ATen verifier)."""
+    found = []
+    for pat in _MSG:
+        for m in pat.finditer(text or ""):
+            found.append(m.group(1) if pat.groups else m.group(0))
+    return found
+
+
+# ---------------------------------------------------------------------------- for the export scripts
+
+
+def requested(project, arg):
+    """Library keys to rewrite: aipc.toml [project] rewrite_ops, then the tool argument's (which
+    adds to the project's list)."""
+    return resolve(list(project["rewrite_ops"] or []) + list(arg or []))
+
+
+def rewrite_for_export(ep, keys):
+    """apply() with the export scripts' notes; returns (ep, applied keys)."""
+    from .emit import note
+
+    if not keys:
+        return ep, []
+    out, applied, absent = apply(ep, keys)
+    for k in applied:
+        note(f"rewrote {k} at graph level: {LIBRARY[k].description}")
+    if absent:
+        note(f"rewrite_ops: {', '.join(absent)} not in this graph: nothing to rewrite for "
+             f"{'it' if len(absent) == 1 else 'them'} (ops of this graph the library has: {', '.join(find(ep)) or 'none'})")
+    return out, applied
+
+
+def warn_rewritable(names, done=()):
+    """Print `aipc-warning: rewritable op: aten.x.y (export {"rewrite_ops": [...]})` when a library
+    op is among `names` (toolchain spellings) and not already rewritten (`done`)."""
+    from .emit import warn
+
+    keys = []
+    for n in names:
+        keys.extend(k for k in normalise(n) if k not in done and k not in keys)
+    line = hint_line(keys)
+    if line:
+        warn("rewritable op", line)
+    return keys
+
+
+def warn_for_exception(exc, done=()):
+    """warn_rewritable for the ops an exception (and its causes) names; the caller re-raises."""
+    names, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        names.extend(ops_in_message(str(exc)))
+        exc = exc.__cause__ or exc.__context__
+    return warn_rewritable(names, done)

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
+"""The operator rewrite library (aipc_toolbox/rewrites.py), checked against the real toolchain of
+the venv it runs in (onnxruntime-cpu: torch.onnx + onnxruntime; executorch-xnnpack: ExecuTorch
+with the XNNPACK partitioner + executorch.runtime).
+
+For every library entry:
+- numeric: the replacement equals the original op on the entry's generated inputs (fixed seeds,
+  odd sizes, negative dims, ties) within the entry's tolerance (exact where it says so); index
+  outputs are compared on tie-free inputs only (torch's choice among ties is its own);
+- toolchain: a tiny module using the op (functional, method, helper-method and inside-an-expression
+  code shapes) exports with the rewrite, the artifact runs and matches eager; without the rewrite
+  the same module does what NEEDED records for this venv (fails, stays undelegated, or passes), and
+  NEEDED holds a failure or undelegated op in at least one venv for every entry, so each entry is
+  proven necessary by one of the two runs.
+Plus the name normalisation, find(), the unknown-op refusal and the absent-op note.
+"""
+import os
+import sys
+import tempfile
+
+from checklib import ROOT, check, main, raises
+
+os.environ.setdefault("QNN_SDK_ROOT", "")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from aipc_toolbox import rewrites  # noqa: E402
+
+try:
+    import onnxruntime  # noqa: F401
+
+    VENV = "ort"
+except ImportError:
+    VENV = "et"
+if VENV == "et":
+    sys.path.insert(0, str(ROOT / "toolbox" / "targets" / "executorch-xnnpack"))
+
+# What each toolchain does with the op WITHOUT the rewrite (probed; the table in rewrites.py):
+# "fail" = export/lowering raises, "undelegated" = lowers but the op stays on portable kernels,
+# "ok" = exports, runs and matches. With the rewrite, "delegated" entries lower fully to XNNPACK.
+NEEDED = {
+    "aten.median.dim": {"ort": "fail", "et": "fail", "delegated": True},
+    "aten.median.default": {"ort": "fail", "et": "fail"},
+    "aten.nanmedian.dim": {"ort": "fail", "et": "fail"},
+    "aten.kthvalue.default": {"ort": "fail", "et": "fail", "delegated": True},
+    "aten.mode.default": {"ort": "fail", "et": "fail"},
+    "aten.cummax.default": {"ort": "fail", "et": "fail"},
+    "aten.cummin.default": {"ort": "fail", "et": "fail"},
+    "aten.logcumsumexp.default": {"ort": "ok", "et": "fail"},
+    "aten.histc.default": {"ort": "ok", "et": "fail"},
+    "aten.bucketize.Tensor": {"ort": "ok", "et": "fail"},
+    "aten.searchsorted.Tensor": {"ort": "fail", "et": "fail"},
+    "aten.erfinv.default": {"ort": "fail", "et": "fail"},
+    "aten._cdist_forward.default": {"ort": "fail", "et": "undelegated"},
+    "aten.roll.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.amax.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.amin.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.var.correction": {"ort": "ok", "et": "undelegated", "delegated": True},
+}
+
+
+class MedianFilter(nn.Module):
+    """helper method called from forward, method call form"""
+
+    def _filter(self, x):
+        return x.median(dim=1).values
+
+    def forward(self, x):
+        return torch.relu(self._filter(x)) + 1.0
+
+
+class Fn(nn.Module):
+    def __init__(self, fn, **buffers):
+        super().__init__()
+        self.fn = fn
+        for k, v in buffers.items():
+            self.register_buffer(k, v)
+
+    def forward(self, x):
+        return self.fn(self, x)
+
+
+class CdistHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.centers = nn.Parameter(torch.randn(5, 4, generator=torch.Generator().manual_seed(3)))
+
+    def _dist(self, x):
+        return torch.cdist(x, self.centers)
+
+    def forward(self, x):
+        return -self._dist(x) * 0.5
+
+
+class MeanHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x)).mean(dim=(2, 3)))
+
+
+def _x(*shape, seed=0, ties=False):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, 5, shape, generator=g).float() if ties else torch.randn(*shape, generator=g)
+
+
+SEQ = torch.linspace(-1.5, 1.5, 7)
+# key -> (module, example input); code shapes vary: functional torch.x(...), method t.x(...),
+# helper method, part of a bigger expression.
+MODULES = {
+    "aten.median.dim": lambda: (MedianFilter(), _x(2, 9, 5)),
+    "aten.median.default": lambda: (Fn(lambda s, x: x - torch.median(x)), _x(3, 7)),
+    "aten.nanmedian.dim": lambda: (Fn(lambda s, x: torch.nanmedian(x, dim=-1, keepdim=True).values * 2.0), _x(4, 7)),
+    "aten.kthvalue.default": lambda: (Fn(lambda s, x: x.kthvalue(3, dim=1)[0]), _x(2, 6, 3, ties=True)),
+    "aten.mode.default": lambda: (Fn(lambda s, x: torch.mode(x, 1).values + 0.5), _x(3, 8, ties=True)),
+    "aten.cummax.default": lambda: (Fn(lambda s, x: x.cummax(1).values - x), _x(2, 7, 3)),
+    "aten.cummin.default": lambda: (Fn(lambda s, x: torch.cummin(x, dim=0)[0]), _x(5, 4, ties=True)),
+    "aten.logcumsumexp.default": lambda: (Fn(lambda s, x: torch.logcumsumexp(x, dim=-1)), _x(3, 9)),
+    "aten.histc.default": lambda: (Fn(lambda s, x: torch.histc(x, bins=6, min=-2, max=2) / x.numel()), _x(4, 9)),
+    "aten.bucketize.Tensor": lambda: (Fn(lambda s, x: torch.bucketize(x, s.bounds) * 2, bounds=SEQ), _x(3, 5)),
+    "aten.searchsorted.Tensor": lambda: (Fn(lambda s, x: torch.searchsorted(s.seq, x), seq=SEQ), _x(2, 6)),
+    "aten.erfinv.default": lambda: (Fn(lambda s, x: torch.tanh(x).erfinv() * 2.0), _x(3, 8)),
+    "aten._cdist_forward.default": lambda: (CdistHead(), _x(6, 4)),
+    "aten.roll.default": lambda: (Fn(lambda s, x: x.roll(2, -1) + torch.roll(x, shifts=-1, dims=0)), _x(3, 7)),
+    "aten.mean.dim": lambda: (MeanHead(), _x(2, 3, 5, 7)),
+    "aten.amax.default": lambda: (Fn(lambda s, x: torch.relu(x).amax(dim=(2, 3)) * 2.0), _x(2, 3, 5, 7)),
+    "aten.amin.default": lambda: (Fn(lambda s, x: x - torch.amin(x, dim=-1, keepdim=True)), _x(3, 11)),
+    "aten.var.correction": lambda: (Fn(lambda s, x: x / x.std(dim=1, keepdim=True) + x.var(-1)[..., None]), _x(2, 9, 4)),
+}
+TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
+       "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5}
+
+
+def _tie_free(args):
+    """No repeated value and no NaN in any float argument (torch's index among ties or in an
+    all-NaN row is its own choice)."""
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() > 1:
+            if torch.isnan(a).any() or torch.unique(a).numel() != a.numel():
+                return False
+    return True
+
+
+def _close(ref, got, rtol, atol):
+    if ref.shape != got.shape or ref.dtype != got.dtype:
+        return f"shape/dtype {tuple(ref.shape)} {ref.dtype} vs {tuple(got.shape)} {got.dtype}"
+    if ref.is_floating_point():
+        ok = torch.allclose(ref.double(), got.double(), rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        ok = torch.equal(ref, got)
+    return None if ok else f"max err {(ref.double() - got.double()).abs().nan_to_num(0.0).max().item():.3g}"
+
+
+def _numeric(key):
+    e = rewrites.LIBRARY[key]
+    op = e.overloads()[0]
+    for seed in (0, 1):
+        g = torch.Generator().manual_seed(seed)
+        for args, kw in e.inputs(g):
+            ref, got = op(*args, **kw), e.fn(*args, **kw)
+            refs = ref if isinstance(ref, (tuple, list)) else (ref,)
+            gots = got if isinstance(got, (tuple, list)) else (got,)
+            assert len(refs) == len(gots), f"{key}: {len(gots)} outputs, the op has {len(refs)}"
+            for i, (r, o) in enumerate(zip(refs, gots)):
+                if e.outputs is not None and i not in e.outputs and not _tie_free(args):
+                    continue
+                bad = _close(r, o, e.rtol, e.atol)
+                shapes = [tuple(a.shape) if hasattr(a, "shape") else a for a in args]
+                assert bad is None, f"{key} output {i} on {shapes} {kw} (seed {seed}): {bad}"
+
+
+def _export(model, x, keys, path):
+    """Export with (keys) or without (None) the rewrite through this venv's toolchain; returns
+    (outputs of the artifact as tensors, non-delegated ops or None)."""
+    ep = torch.export.export(model, (x,))
+    if keys:
+        ep, applied, absent = rewrites.apply(ep, keys)
+        assert applied == list(keys) and not absent, (applied, absent)
+        assert not {k for k in keys if not rewrites.LIBRARY[k].keeps_op} & set(rewrites.find(ep))
+    if VENV == "ort":
+        import onnxruntime as ort
+
+        torch.onnx.export(ep, (x,), path + ".onnx", dynamo=True)
+        sess = ort.InferenceSession(path + ".onnx", providers=["CPUExecutionProvider"])
+        outs = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})
+        return [torch.from_numpy(o) for o in outs], None
+    import etcommon
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+    left = etcommon.delegation_summary(edge)["non_delegated_ops"]
+    with open(path + ".pte", "wb") as f:
+        f.write(edge.to_executorch().buffer)
+    outs = etcommon.load_method(path + ".pte").execute([x])
+    return list(outs), left
+
+
+def _toolchain(key):
+    need = NEEDED[key]
+    assert "fail" in (need["ort"], need["et"]) or "undelegated" in (need["ort"], need["et"]), \
+        f"{key}: NEEDED shows no toolchain that needs the rewrite"
+    model, x = MODULES[key]()
+    model.eval()
+    ep = torch.export.export(model, (x,))
+    assert key in rewrites.find(ep), f"{key} not found in the module's graph: {sorted(rewrites.graph_ops(ep))}"
+    with torch.no_grad():
+        ref = model(x)
+    with tempfile.TemporaryDirectory() as tmp:
+        outs, left = _export(model, x, [key], os.path.join(tmp, "with"))
+        tol = TOL.get(key, 1e-6)
+        bad = _close(ref, outs[0].to(ref.dtype) if ref.dtype == torch.int32 else outs[0], tol, tol)
+        assert bad is None, f"{key}: artifact with the rewrite differs from eager: {bad}"
+        if VENV == "et" and need.get("delegated"):
+            assert not left, f"{key}: the rewritten graph left {left} on portable kernels"
+        try:
+            outs, left = _export(model, x, None, os.path.join(tmp, "without"))
+            got = "undelegated" if left else ("ok" if _close(ref, outs[0], tol, tol) is None else "wrong")
+        except Exception as e:  # noqa: BLE001 - the toolchain's refusal is the point
+            got = "fail"
+            names = rewrites.ops_in_message(str(e))
+            assert rewrites.hint_line(names), f"{key}: the toolchain's error names no library op: {str(e)[:300]}"
+        assert got == need[VENV], f"{key} without the rewrite in {VENV}: {got}, expected {need[VENV]}"
+
+
+for _key in rewrites.LIBRARY:
+    def _n(key=_key):
+        _numeric(key)
+
+    def _t(key=_key):
+        _toolchain(key)
+
+    _slug = _key.replace(".", "_")
+    _n.__name__ = f"numeric_{_slug}"
+    _t.__name__ = f"toolchain_{_slug}"
+    check(_n)
+    check(_t)
+
+
+@check
+def var_and_std_overloads_match():
+    aten = torch.ops.aten
+    table = rewrites.LIBRARY["aten.var.correction"].table()
+    x = _x(3, 9, 5)
+    for op, args, kw in [(aten.var.dim, (x, [1], True, True), {}), (aten.var.dim, (x, [-1], False), {}),
+                         (aten.std.dim, (x, [1, 2], True, False), {}), (aten.std.correction, (x, [0]), {"correction": 0}),
+                         (aten.std.correction, (x,), {"keepdim": True})]:
+        bad = _close(op(*args, **kw), table[op](*args, **kw), 1e-5, 1e-6)
+        assert bad is None, f"{op} {kw}: {bad}"
+
+
+@check
+def every_entry_has_a_module_and_a_probe():
+    assert set(MODULES) == set(rewrites.LIBRARY) == set(NEEDED), set(rewrites.LIBRARY) ^ set(MODULES) ^ set(NEEDED)
+    assert len(rewrites.LIBRARY) >= 12
+
+
+@check
+def names_are_normalised():
+    n = rewrites.normalise
+    assert n("aten.median.dim") == ["aten.median.dim"]
+    assert n("torch._ops.aten.median.dim") == ["aten.median.dim"]
+    assert n("torch.ops.aten.median.dim") == ["aten.median.dim"]
+    assert n("aten::median.dim") == ["aten.median.dim"]
+    assert n("aten_median_dim") == ["aten.median.dim"]
+    assert n("aten__cdist_forward_default") == ["aten._cdist_forward.default"]
+    assert n("<OpOverload(op='aten.median', overload='dim')>") == ["aten.median.dim"]
+    assert n("<OpOverload(op='prims.erf_inv', overload='default')>") == ["aten.erfinv.default"]
+    assert n("aten.cdist") == ["aten._cdist_forward.default"]
+    assert sorted(n("aten.median")) == ["aten.median.default", "aten.median.dim"]
+    assert n("aten.conv2d.default") == []
+
+
+@check
+def unknown_op_is_refused_with_the_library():
+    e = raises(lambda: rewrites.resolve(["aten.unique_consecutive.default"]), "not in the operator rewrite library")
+    assert "aten.median.dim" in str(e) and "aten.roll.default" in str(e)
+
+
+@check
+def absent_op_is_a_note_not_an_error():
+    ep = torch.export.export(Fn(lambda s, x: x.roll(1, 0)), (_x(3, 4),))
+    out, applied, absent = rewrites.apply(ep, ["aten.median.dim"])
+    assert out is ep and applied == [] and absent == ["aten.median.dim"]
+
+
+@check
+def find_lists_the_library_ops_of_a_graph():
+    m = Fn(lambda s, x: x.median(dim=1).values + torch.cummax(x, 0).values.sum(0) + x.sum(1))
+    ep = torch.export.export(m, (_x(4, 4),))
+    assert rewrites.find(ep) == ["aten.cummax.default", "aten.median.dim"], rewrites.find(ep)
+
+
+@check
+def messages_name_the_rewritable_op():
+    onnx = "DispatchError: No ONNX function found for <OpOverload(op='aten.median', overload='dim')>. Failure message"
+    et = "SpecViolationError: Operator torch._ops.aten.kthvalue.default is not in Core ATen opset (https://...)"
+    assert rewrites.hint_line(rewrites.ops_in_message(onnx)) == 'aten.median.dim (export {"rewrite_ops": ["aten.median.dim"]})'
+    assert rewrites.hint_line(rewrites.ops_in_message(et)).startswith("aten.kthvalue.default")
+    assert rewrites.hint_line(["aten_roll_default", "aten_add_tensor"]).startswith("aten.roll.default")
+    assert rewrites.hint_line(["aten_add_tensor"]) is None
+
+
+@check
+def dynamic_batch_graphs_are_rewritten():
+    """A symbolic batch dim (aipc.toml dynamic_batch) through the rewrites that reshape and slice."""
+    batch = torch.export.Dim("batch", min=1, max=64)
+    model = Fn(lambda s, x: x.median(dim=1).values + x.mean(dim=(1, 2)).unsqueeze(-1) + torch.cummax(x, 2).values.sum(1))
+    x = _x(3, 5, 6)
+    ep = torch.export.export(model, (x,), dynamic_shapes=({0: batch},))
+    ep, applied, _ = rewrites.apply(ep, ["aten.median.dim", "aten.mean.dim", "aten.cummax.default"])
+    assert len(applied) == 3, applied
+    x2 = _x(7, 5, 6, seed=4)
+    with torch.no_grad():
+        ref = model(x2)
+    with tempfile.TemporaryDirectory() as tmp:
+        if VENV == "ort":
+            import onnxruntime as ort
+
+            torch.onnx.export(ep, (x,), os.path.join(tmp, "m.onnx"), dynamo=True)
+            sess = ort.InferenceSession(os.path.join(tmp, "m.onnx"), providers=["CPUExecutionProvider"])
+            got = torch.from_numpy(sess.run(None, {sess.get_inputs()[0].name: x2.numpy()})[0])
+        else:
+            import etcommon
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+            from executorch.exir import to_edge_transform_and_lower
+
+            edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+            with open(os.path.join(tmp, "m.pte"), "wb") as f:
+                f.write(edge.to_executorch().buffer)
+            got = etcommon.load_method(os.path.join(tmp, "m.pte")).execute([x2])[0]
+    assert _close(ref, got, 1e-5, 1e-5) is None, _close(ref, got, 1e-5, 1e-5)
+
+
+@check
+def project_key_and_tool_argument():
+    from aipc_toolbox import args
+    from aipc_toolbox.project import Project
+
+    with tempfile.TemporaryDirectory() as tmp:
+        toml = os.path.join(tmp, "aipc.toml")
+        with open(toml, "w") as f:
+            f.write('[project]\nmodel = "m:f"\nexample_inputs = "d:f"\n')
+        assert Project(tmp)["rewrite_ops"] == []
+        with open(toml, "a") as f:
+            f.write('rewrite_ops = ["aten_median_dim", "aten.roll"]\n')
+        p = Project(tmp)
+        assert rewrites.requested(p, ["aten.median.dim", "torch._ops.aten.cummax.default"]) == \
+            ["aten.median.dim", "aten.roll.default", "aten.cummax.default"]
+        with open(toml, "a") as f:
+            f.write('opset = 18\n')
+        with open(toml) as f:
+            text = f.read().replace('"aten.roll"', '"aten.frobnicate.default"')
+        with open(toml, "w") as f:
+            f.write(text)
+        e = raises(lambda: Project(tmp), "aipc.toml:4: rewrite_ops: 'aten.frobnicate.default' not in the operator rewrite library")
+        assert "aten.median.dim" in str(e)
+        with open(toml, "w") as f:
+            f.write('[project]\nmodel = "m:f"\nexample_inputs = "d:f"\nrewrite_ops = "aten.median.dim"\n')
+        raises(lambda: Project(tmp), "wrong type")
+    for target in ("onnxruntime-cpu", "executorch-xnnpack"):
+        script = str(ROOT / "toolbox" / "targets" / target / "export.py")
+        assert args.parse("export", script, [])["rewrite_ops"] == []
+        got = args.parse("export", script, ["--rewrite_ops", "aten.median.dim,aten_roll_default"])["rewrite_ops"]
+        assert got == ["aten.median.dim", "aten_roll_default"], got
+        got = args.parse("export", script, ["--args-json", '{"rewrite_ops": ["aten.median.dim"]}'])["rewrite_ops"]
+        assert got == ["aten.median.dim"], got
+
+
+@check
+def probe_fixtures_name_a_rewritable_op():
+    """The recorded toolchain outputs (tests/data/probes/*_rw--*) each name a library op."""
+    files = sorted((ROOT / "tests" / "data" / "probes").glob("*_rw--*.txt"))
+    assert len(files) >= 8, files
+    for f in files:
+        text = f.read_text()
+        names = rewrites.ops_in_message(text) or [w for w in text.split() if w.startswith("aten_")]
+        assert rewrites.hint_line(names), f"{f.name}: no library op named"
+
+
+@check
+def partial_delegation_names_the_rewritable_op():
+    if VENV != "et":
+        return
+    import contextlib
+    import io
+
+    import etcommon
+
+    d = {"non_delegated_compute_ops": 2, "compute_ops": 5, "non_delegated_ops": ["aten_mean_dim", "aten_sum_dim_int_list"]}
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        etcommon.warn_partial(d)
+    assert 'aipc-warning: rewritable op: aten.mean.dim (export {"rewrite_ops": ["aten.mean.dim"]})' in buf.getvalue(), buf.getvalue()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        etcommon.warn_partial(d, ["aten.mean.dim"])
+    assert "rewritable op" not in buf.getvalue(), buf.getvalue()
+
+
+if __name__ == "__main__":
+    main()
