@@ -342,6 +342,20 @@ def dynamic_batch_graphs_are_rewritten():
 
 
 @check
+def index_outputs_export():
+    """The index outputs (tie-free input) through the real toolchain, not only the values."""
+    model = Fn(lambda s, x: torch.stack([x.median(dim=1).indices, torch.kthvalue(x, 2, 1).indices,
+                                         torch.cummax(x, 1).indices[:, -1], torch.mode(x, 1).indices]))
+    x = torch.randperm(24, generator=torch.Generator().manual_seed(5)).float().reshape(4, 6)
+    keys = ["aten.median.dim", "aten.kthvalue.default", "aten.cummax.default", "aten.mode.default"]
+    with torch.no_grad():
+        ref = model(x)
+    with tempfile.TemporaryDirectory() as tmp:
+        outs, _ = _export(model, x, keys, os.path.join(tmp, "m"))
+    assert torch.equal(ref, outs[0]), (ref, outs[0])
+
+
+@check
 def project_key_and_tool_argument():
     from aipc_toolbox import args
     from aipc_toolbox.project import Project
