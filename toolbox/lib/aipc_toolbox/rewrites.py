@@ -41,11 +41,17 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
 
 "values exact": the values output equals torch's bit for bit; among tied values the index output
-is the first position holding the value (torch's choice among ties is its own). Selection ops
-(median, kthvalue, mode, cummax, ...) assume no NaN in the input (nanmedian handles NaN).
+is the first position holding the value (torch's choice among ties is its own; mode and
+cummax/cummin match torch's index rule exactly, ties included). Tolerances are the replacement's
+own in eager; through a toolchain the runtime's kernels add theirs (erfinv: 1e-4 after ORT's and
+XNNPACK's erf/exp). Selection ops (median, kthvalue, mode, cummax, ...) and the max-pool forms
+(amax, amin, adaptive_max_pool2d) assume no NaN in the input (nanmedian handles NaN).
 Several entries compare every pair of elements along the reduced dim (n*n memory per row):
 meant for the small windows models use these ops on. median/kthvalue on a static dim of at most
-16 use a min/max sorting network instead (fully delegated to XNNPACK).
+16 use a min/max sorting network instead (fully delegated to XNNPACK). aten.mean.dim keeps the
+one form XNNPACK delegates (4-D, dims (2, 3), keepdim) and rewrites the others into it, so that
+op name stays in a rewritten graph (`keeps_op`). `find` scans the top-level graph: an op inside a
+torch.cond / map body is neither found nor rewritten.
 
 How an entry is verified: toolbox/tests/check_rewrites.py, in both venvs, (a) compares the
 replacement with the original op on the entry's generated inputs (fixed seeds, odd sizes,
@@ -57,8 +63,9 @@ How to add an entry: write `_name(<the overload's arguments>)` returning what th
 returns (a tuple for multi-output overloads; return NotImplemented to keep the op for an
 argument combination you do not handle), an input generator `g -> [(args, kwargs), ...]` (g: a
 seeded torch.Generator), and `_add("aten.op.overload", fn, "one line", inputs, rtol=..,
-atol=.., outputs=..)`; probe both toolchains without it, add its row above and a module to the
-check file.
+atol=.., outputs=..)`; probe both toolchains without it (keep a raw output as
+tests/data/probes/{onnx,et}_rw--<case>.txt), add its row above, and add it to check_rewrites.py's
+NEEDED (what each toolchain does without it) and MODULES (a tiny module calling it).
 """
 import math
 import re
