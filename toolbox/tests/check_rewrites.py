@@ -56,6 +56,7 @@ NEEDED = {
     "aten._cdist_forward.default": {"ort": "fail", "et": "undelegated"},
     "aten.roll.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.adaptive_max_pool2d.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.amax.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.amin.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.var.correction": {"ort": "ok", "et": "undelegated", "delegated": True},
@@ -129,6 +130,8 @@ MODULES = {
     "aten._cdist_forward.default": lambda: (CdistHead(), _x(6, 4)),
     "aten.roll.default": lambda: (Fn(lambda s, x: x.roll(2, -1) + torch.roll(x, shifts=-1, dims=0)), _x(3, 7)),
     "aten.mean.dim": lambda: (MeanHead(), _x(2, 3, 5, 7)),
+    "aten.adaptive_max_pool2d.default": lambda: (nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveMaxPool2d((3, 2)), nn.Flatten()),
+                                                 _x(2, 3, 9, 8)),
     "aten.amax.default": lambda: (Fn(lambda s, x: torch.relu(x).amax(dim=(2, 3)) * 2.0), _x(2, 3, 5, 7)),
     "aten.amin.default": lambda: (Fn(lambda s, x: x - torch.amin(x, dim=-1, keepdim=True)), _x(3, 11)),
     "aten.var.correction": lambda: (Fn(lambda s, x: x / x.std(dim=1, keepdim=True) + x.var(-1)[..., None]), _x(2, 9, 4)),
@@ -336,6 +339,20 @@ def dynamic_batch_graphs_are_rewritten():
                 f.write(edge.to_executorch().buffer)
             got = etcommon.load_method(os.path.join(tmp, "m.pte")).execute([x2])[0]
     assert _close(ref, got, 1e-5, 1e-5) is None, _close(ref, got, 1e-5, 1e-5)
+
+
+@check
+def index_outputs_export():
+    """The index outputs (tie-free input) through the real toolchain, not only the values."""
+    model = Fn(lambda s, x: torch.stack([x.median(dim=1).indices, torch.kthvalue(x, 2, 1).indices,
+                                         torch.cummax(x, 1).indices[:, -1], torch.mode(x, 1).indices]))
+    x = torch.randperm(24, generator=torch.Generator().manual_seed(5)).float().reshape(4, 6)
+    keys = ["aten.median.dim", "aten.kthvalue.default", "aten.cummax.default", "aten.mode.default"]
+    with torch.no_grad():
+        ref = model(x)
+    with tempfile.TemporaryDirectory() as tmp:
+        outs, _ = _export(model, x, keys, os.path.join(tmp, "m"))
+    assert torch.equal(ref, outs[0]), (ref, outs[0])
 
 
 @check

@@ -35,16 +35,23 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten._cdist_forward.default  | No ONNX function found (aten._cdist_forward)    | left on portable kernels (not delegated)  | rtol 1e-5                     |
 | aten.roll.default            | exports and runs                                | left on portable kernels (index_select)   | exact                         |
 | aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
+| aten.adaptive_max_pool2d.default | No ONNX function found (unless output 1x1)  | not in Core ATen opset                    | values exact                  |
 | aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
 
 "values exact": the values output equals torch's bit for bit; among tied values the index output
-is the first position holding the value (torch's choice among ties is its own). Selection ops
-(median, kthvalue, mode, cummax, ...) assume no NaN in the input (nanmedian handles NaN).
+is the first position holding the value (torch's choice among ties is its own; mode and
+cummax/cummin match torch's index rule exactly, ties included). Tolerances are the replacement's
+own in eager; through a toolchain the runtime's kernels add theirs (erfinv: 1e-4 after ORT's and
+XNNPACK's erf/exp). Selection ops (median, kthvalue, mode, cummax, ...) and the max-pool forms
+(amax, amin, adaptive_max_pool2d) assume no NaN in the input (nanmedian handles NaN).
 Several entries compare every pair of elements along the reduced dim (n*n memory per row):
 meant for the small windows models use these ops on. median/kthvalue on a static dim of at most
-16 use a min/max sorting network instead (fully delegated to XNNPACK).
+16 use a min/max sorting network instead (fully delegated to XNNPACK). aten.mean.dim keeps the
+one form XNNPACK delegates (4-D, dims (2, 3), keepdim) and rewrites the others into it, so that
+op name stays in a rewritten graph (`keeps_op`). `find` scans the top-level graph: an op inside a
+torch.cond / map body is neither found nor rewritten.
 
 How an entry is verified: toolbox/tests/check_rewrites.py, in both venvs, (a) compares the
 replacement with the original op on the entry's generated inputs (fixed seeds, odd sizes,
@@ -56,8 +63,9 @@ How to add an entry: write `_name(<the overload's arguments>)` returning what th
 returns (a tuple for multi-output overloads; return NotImplemented to keep the op for an
 argument combination you do not handle), an input generator `g -> [(args, kwargs), ...]` (g: a
 seeded torch.Generator), and `_add("aten.op.overload", fn, "one line", inputs, rtol=..,
-atol=.., outputs=..)`; probe both toolchains without it, add its row above and a module to the
-check file.
+atol=.., outputs=..)`; probe both toolchains without it (keep a raw output as
+tests/data/probes/{onnx,et}_rw--<case>.txt), add its row above, and add it to check_rewrites.py's
+NEEDED (what each toolchain does without it) and MODULES (a tiny module calling it).
 """
 import math
 import re
@@ -468,6 +476,37 @@ def _std_dim(x, dim=None, unbiased=True, keepdim=False):
     return _std(x, dim, correction=1 if unbiased else 0, keepdim=keepdim)
 
 
+def _adaptive_max_pool2d(x, output_size):
+    """max_pool2d_with_indices with kernel = stride = input / output when the sizes divide; else
+    one pool per output cell over its adaptive window [floor(i*H/oh), ceil((i+1)*H/oh)), its
+    index mapped back to the flat H*W position, the cells concatenated."""
+    import torch
+
+    aten = torch.ops.aten
+    H, W = x.shape[-2], x.shape[-1]
+    oh, ow = output_size
+    if not (_static(H) and _static(W)):
+        return NotImplemented
+    pool = torch.nn.functional.max_pool2d  # values: the op XNNPACK delegates (indices go unused)
+    if H % oh == 0 and W % ow == 0:
+        k = [H // oh, W // ow]
+        return pool(x, k, k), aten.max_pool2d_with_indices.default(x, k, k)[1]
+    rows_v, rows_i = [], []
+    for i in range(oh):
+        h0, h1 = (i * H) // oh, -((-(i + 1) * H) // oh)
+        vs, ids = [], []
+        for j in range(ow):
+            w0, w1 = (j * W) // ow, -((-(j + 1) * W) // ow)
+            region = x[..., h0:h1, w0:w1]
+            k = [h1 - h0, w1 - w0]
+            vs.append(pool(region, k, k))
+            li = aten.max_pool2d_with_indices.default(region, k, k)[1]
+            ids.append((h0 + li // (w1 - w0)) * W + (w0 + li % (w1 - w0)))
+        rows_v.append(torch.cat(vs, -1))
+        rows_i.append(torch.cat(ids, -1))
+    return torch.cat(rows_v, -2), torch.cat(rows_i, -2)
+
+
 # ---------------------------------------------------------------------------- input generators
 # Each returns [(args, kwargs), ...] for the overload; `g` is a seeded torch.Generator.
 
@@ -575,6 +614,12 @@ def _gen_var(g):
             ((_randn(g, 6, 5), None), {})]
 
 
+def _gen_adaptive_max(g):
+    return [((_randn(g, 2, 3, 8, 6), [4, 3]), {}), ((_randn(g, 2, 3, 7, 5), [3, 3]), {}),
+            ((_randn(g, 3, 10, 9), [4, 2]), {}), ((_randn(g, 1, 2, 5, 7), [1, 1]), {}),
+            ((_ties(g, 2, 2, 6, 7), [5, 4]), {})]
+
+
 def _gen_mean(g):
     return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1, -2]), {}),
             ((_randn(g, 3, 9, 5), [1]), {"keepdim": True}), ((_randn(g, 4, 9), [-1]), {}),
@@ -611,6 +656,9 @@ _add("aten.roll.default", _roll, "roll along dims as a concatenation of two slic
      _gen_roll)
 _add("aten.mean.dim", _mean_dim, "mean over any dims as the 4-D (2, 3) keepdim mean XNNPACK delegates, between a permute and views",
      _gen_mean, rtol=1e-5, atol=1e-6, keeps_op=True)
+_add("aten.adaptive_max_pool2d.default", _adaptive_max_pool2d,
+     "adaptive max pooling: one max_pool2d when sizes divide, else one pool per output cell (static H, W)",
+     _gen_adaptive_max, outputs=(0,))
 _add("aten.amax.default", _amax, "amax over any dims as a max_pool2d over a (1, kept, reduced, 1) view (no NaN)",
      _gen_amax)
 _add("aten.amin.default", _amin, "amin over any dims as -max_pool2d(-x) over a (1, kept, reduced, 1) view (no NaN)",
