@@ -384,8 +384,11 @@ def project_key_and_tool_argument():
     for target in ("onnxruntime-cpu", "executorch-xnnpack"):
         script = str(ROOT / "toolbox" / "targets" / target / "export.py")
         assert args.parse("export", script, [])["rewrite_ops"] == []
-        got = args.parse("export", script, ["--rewrite_ops", "aten.median.dim,aten_roll_default"])["rewrite_ops"]
-        assert got == ["aten.median.dim", "aten_roll_default"], got
+        got = args.parse("export", script, ["--rewrite_ops", "aten.median.dim,aten.roll.default"])["rewrite_ops"]
+        assert got == ["aten.median.dim", "aten.roll.default"], got
+        # The tool argument takes the library's own names only (its schema lists them); other
+        # spellings are for aipc.toml and the toolchains' messages.
+        raises(lambda: args.parse("export", script, ["--rewrite_ops", "aten_roll_default"]), "aten_roll_default")
         got = args.parse("export", script, ["--args-json", '{"rewrite_ops": ["aten.median.dim"]}'])["rewrite_ops"]
         assert got == ["aten.median.dim"], got
 
@@ -419,6 +422,21 @@ def partial_delegation_names_the_rewritable_op():
     with contextlib.redirect_stdout(buf):
         etcommon.warn_partial(d, ["aten.mean.dim"])
     assert "rewritable op" not in buf.getvalue(), buf.getvalue()
+
+
+@check
+def manifests_offer_exactly_the_library_ops():
+    """The tool schemas list the library's keys as the only values of rewrite_ops, so a
+    constrained decoder can name nothing else."""
+    import tomllib
+
+    for target, tools in (("onnxruntime-cpu", ("export",)), ("executorch-xnnpack", ("export", "quantize"))):
+        with open(ROOT / "toolbox" / "targets" / target / "toolbox.toml", "rb") as f:
+            manifest = tomllib.load(f)
+        for tool in manifest["tool"]:
+            if tool["name"] in tools:
+                enum = tool["args"]["properties"]["rewrite_ops"]["items"]["enum"]
+                assert enum == list(rewrites.LIBRARY), (target, tool["name"], enum)
 
 
 if __name__ == "__main__":
