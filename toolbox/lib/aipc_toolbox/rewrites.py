@@ -781,7 +781,7 @@ def hint_line(names):
         return None
     import json
 
-    return f"{', '.join(keys)} (export {json.dumps({'rewrite_ops': keys})})"
+    return f"{', '.join(keys)} (aipc.toml [project] rewrite_ops = {json.dumps(keys)})"
 
 
 _MSG = [
@@ -826,7 +826,7 @@ def rewrite_for_export(ep, keys):
 
 
 def warn_rewritable(names, done=()):
-    """Print `aipc-warning: rewritable op: aten.x.y (export {"rewrite_ops": [...]})` when a library
+    """Print `aipc-warning: rewritable op: aten.x.y (aipc.toml [project] rewrite_ops = [...])` when a library
     op is among `names` (toolchain spellings) and not already rewritten (`done`)."""
     from .emit import warn
 

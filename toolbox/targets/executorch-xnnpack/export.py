@@ -11,7 +11,7 @@ the artifact's sha256; inspect reads it. Ops left on the portable CPU kernels pr
 Operator rewrites (aipc.toml [project] rewrite_ops plus the `rewrite_ops` argument, see
 aipc_toolbox/rewrites.py) are applied to the ExportedProgram before lowering; the result then
 carries `rewritten_ops`. When lowering fails on, or leaves undelegated, an op the library has,
-`aipc-warning: rewritable op: aten.x.y (export {"rewrite_ops": [...]})` is printed (before the
+`aipc-warning: rewritable op: aten.x.y (aipc.toml [project] rewrite_ops = [...])` is printed (before the
 original error, which is re-raised).
 
 Prints e.g. {"ok": true, "artifact": "build/model.pte", "bytes": 80000, "delegated_ratio": 1.0,
@@ -32,7 +32,7 @@ def body(a):
     dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
     seq = p["dynamic_seq"] if a["dynamic_seq"] is None else a["dynamic_seq"]
     out = a["output"]
-    keys = rewrites.requested(p, a["rewrite_ops"])
+    keys = rewrites.requested(p, a.get("rewrite_ops"))
     model = p.load_model()
     inputs = p.example_inputs()
     for stale in (out, etcommon.sidecar_path(out)):

@@ -80,7 +80,7 @@ def body(a):
     dynamic = a["dynamic_batch"] if a["dynamic_batch"] is not None else fp32_side.get("dynamic_batch", p["dynamic_batch"])
     seq = a["dynamic_seq"] if a["dynamic_seq"] is not None else fp32_side.get("dynamic_seq", p["dynamic_seq"])
     out = a["output"]
-    keys = rewrites.requested(p, list(fp32_side.get("rewrite_ops") or []) + list(a["rewrite_ops"] or []))
+    keys = rewrites.requested(p, list(fp32_side.get("rewrite_ops") or []) + list(a.get("rewrite_ops") or []))
     model = p.load_model()
     inputs = p.example_inputs()
     samples = p.calibration_data()

@@ -13,7 +13,7 @@ aipc_toolbox/rewrites.py): when the list is non-empty the model is first capture
 torch.export.export (same dynamic shapes), the listed ops are rewritten at graph level, and that
 ExportedProgram is what torch.onnx.export translates; the result then carries `rewritten_ops`.
 With no rewrites the module goes to torch.onnx.export as before. When the export fails on an op
-the library has, `aipc-warning: rewritable op: aten.x.y (export {"rewrite_ops": [...]})` is
+the library has, `aipc-warning: rewritable op: aten.x.y (aipc.toml [project] rewrite_ops = [...])` is
 printed before the original error.
 
 Prints e.g. {"ok": true, "artifact": "build/model.onnx", "opset": 18, "requested_opset": 17,
@@ -44,7 +44,7 @@ def body(a):
     names = p.input_names(len(inputs))
     out_names = p.output_names()
     dyn = dynamic_shapes(inputs, dynamic, seq, p["batch_max"], p["seq_max"])
-    keys = rewrites.requested(p, a["rewrite_ops"])
+    keys = rewrites.requested(p, a.get("rewrite_ops"))
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     for stale in (out, out + ".data"):
         if os.path.exists(stale):
