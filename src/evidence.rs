@@ -377,7 +377,7 @@ fn line_before_tail(log: &str, offset: usize, n: usize) -> Option<&str> {
 }
 
 /// 1-based line number of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()
         .filter(|&&b| b == b'\n')

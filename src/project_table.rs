@@ -8,6 +8,7 @@
 //! the module's file exists in the project folder. Whether the function imports and returns the
 //! right thing is the toolbox's `env` check (it needs the toolchain).
 
+use crate::evidence::line_of;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -278,14 +279,6 @@ fn missing_module(key: &str, entry: &str, project_dir: &Path) -> Option<String> 
         relative.with_extension("py").display(),
         relative.display()
     ))
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 /// What [`set_option`] did.

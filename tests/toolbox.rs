@@ -591,6 +591,7 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
                 "fix_branch_to_where",
                 "fix_median_minmax",
                 "fix_input_feed",
+                "replace_function",
                 "report",
             ],
         ),
@@ -607,6 +608,7 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
                 "fix_branch_to_where",
                 "fix_median_minmax",
                 "fix_input_feed",
+                "replace_function",
                 "fix_mean_keepdim",
                 "report",
             ],
@@ -619,8 +621,10 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
         assert_eq!(toolbox.names(), *names, "{target}");
         for tool in &toolbox.tools {
             assert!(tool.script.is_file(), "{target}: {}", tool.script.display());
+            // The shared repairs (toolbox/fixes): the codemods, and replace_function.
+            let shared = tool.name.starts_with("fix_") || tool.name == "replace_function";
             assert_eq!(
-                tool.name.starts_with("fix_"),
+                shared,
                 tool.script.starts_with(&fixes),
                 "{target}: {} runs {}",
                 tool.name,
@@ -630,7 +634,10 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
         let fixes: Vec<_> = toolbox
             .tools
             .into_iter()
-            .filter(|t| t.name.starts_with("fix_") && t.name != "fix_mean_keepdim")
+            .filter(|t| {
+                (t.name.starts_with("fix_") || t.name == "replace_function")
+                    && t.name != "fix_mean_keepdim"
+            })
             .collect();
         shared.push(fixes);
     }
