@@ -54,6 +54,11 @@ fn check_files() -> Vec<PathBuf> {
 #[test]
 fn every_toolbox_check_file_passes_in_its_venvs() {
     let files = check_files();
+    assert!(
+        files.len() >= 4,
+        "only {} check files under toolbox/tests: {files:?}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for file in &files {
         for target in venvs_of(file) {

@@ -126,6 +126,15 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
+/// [`estimate_tokens`] over every message of a request.
+pub fn estimate_prompt_tokens(request: &ModelRequest) -> u64 {
+    request
+        .messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content))
+        .sum()
+}
+
 /// How to run a model, whatever the backend (the CLI fills it from flags).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelOptions {

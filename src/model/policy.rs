@@ -13,7 +13,10 @@
 //! It never reads skills, never edits a file by itself and never asks a human: whatever it
 //! deploys, the tables and the stage goals deployed.
 
-use super::{estimate_tokens, ModelBackend, ModelError, ModelInfo, ModelReply, ModelRequest, Role};
+use super::{
+    estimate_prompt_tokens, estimate_tokens, ModelBackend, ModelError, ModelInfo, ModelReply,
+    ModelRequest, Role,
+};
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -168,11 +171,7 @@ impl ModelBackend for FirstCandidatePolicy {
         let text = json!({"thought": why, "tool": tool, "args": args}).to_string();
         on_delta(&text);
         Ok(ModelReply {
-            prompt_tokens: request
-                .messages
-                .iter()
-                .map(|m| estimate_tokens(&m.content))
-                .sum(),
+            prompt_tokens: estimate_prompt_tokens(request),
             completion_tokens: estimate_tokens(&text),
             cached_tokens: 0,
             duration_ms: started.elapsed().as_millis() as u64,

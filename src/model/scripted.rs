@@ -7,7 +7,10 @@
 //! reply on purpose). Token counts are estimated; deltas are streamed in small pieces like a
 //! real backend's.
 
-use super::{estimate_tokens, ModelBackend, ModelError, ModelInfo, ModelReply, ModelRequest};
+use super::{
+    estimate_prompt_tokens, estimate_tokens, ModelBackend, ModelError, ModelInfo, ModelReply,
+    ModelRequest,
+};
 use async_trait::async_trait;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -102,11 +105,7 @@ impl ModelBackend for ScriptedBackend {
             let piece: String = piece.iter().collect();
             on_delta(&piece);
         }
-        let prompt: u64 = request
-            .messages
-            .iter()
-            .map(|m| estimate_tokens(&m.content))
-            .sum();
+        let prompt = estimate_prompt_tokens(request);
         Ok(ModelReply {
             prompt_tokens: prompt,
             completion_tokens: estimate_tokens(&text),

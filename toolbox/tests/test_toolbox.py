@@ -31,23 +31,11 @@ from aipc_toolbox import args, calib, feed, metrics  # noqa: E402
 from aipc_toolbox.emit import ToolError  # noqa: E402
 from aipc_toolbox.project import Project, budget_line  # noqa: E402
 
-CHECKS = []
 ORT = ROOT / "toolbox" / "targets" / "onnxruntime-cpu"
 FIXES = ROOT / "toolbox" / "fixes"
 
 
-def check(fn):
-    CHECKS.append(fn)
-    return fn
-
-
-def raises(fn, text):
-    try:
-        fn()
-    except (ToolError, SystemExit) as e:
-        assert text in str(e), f"expected {text!r} in {e!r}"
-        return
-    raise AssertionError(f"expected an error containing {text!r}")
+from checklib import check, raises  # noqa: E402  (the harness every check file shares)
 
 
 @check
@@ -519,19 +507,7 @@ def ort_calibration_feed_keeps_integer_inputs_and_variable_lengths():
     assert [f["x"].shape for f in stacked] == [(2, 3)] * 3, "re-cut to the fixed batch, the last one padded"
 
 
-def main():
-    failed = 0
-    for fn in CHECKS:
-        try:
-            fn()
-            print(f"ok   {fn.__name__}")
-        except Exception:  # noqa: BLE001
-            failed += 1
-            print(f"FAIL {fn.__name__}")
-            traceback.print_exc()
-    print(f"{len(CHECKS) - failed}/{len(CHECKS)} passed")
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
+    from checklib import main
+
     main()

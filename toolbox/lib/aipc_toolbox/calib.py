@@ -24,7 +24,7 @@ compared with itself, which finds a few outliers but cannot see a set on the wro
 """
 import numpy as np
 
-from .emit import warn
+from .emit import note, warn
 
 # Below this many reference samples the quartiles mean little: the calibration set is its own reference.
 MIN_REFERENCE = 4
@@ -138,3 +138,19 @@ def reference_samples(project):
         inputs, _labels = project.eval_data()
         return per_row(inputs), "eval inputs"
     return per_row(project.example_inputs()), "example inputs"
+
+
+def checked_samples(project, samples, drop_outliers):
+    """What both quantize scripts do with the project's calibration samples: audit them against
+    the reference, say what is kept and why, and drop the outliers when asked (never a whole set
+    on the wrong scale: that is the calibration function's fault). Returns (audit, kept)."""
+    reference, reference_name = reference_samples(project)
+    result = audit(samples, reference, reference_name)
+    if result.set_off and drop_outliers:
+        note("drop_outliers does not apply: most calibration samples are off, so the calibration "
+             "function itself must prepare its inputs the way the model is fed")
+    elif result.outliers and not drop_outliers:
+        note(f"keeping {len(result.outliers)} outlier sample(s) {result.outliers}: INT8 ranges will be stretched "
+             "by them (drop_outliers=true leaves them out; moving_average=true dampens them)")
+    dropped = set(result.droppable()) if drop_outliers else set()
+    return result, [s for i, s in enumerate(samples) if i not in dropped]

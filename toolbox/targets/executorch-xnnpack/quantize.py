@@ -84,17 +84,8 @@ def body(a):
     model = p.load_model()
     inputs = p.example_inputs()
     samples = p.calibration_data()
-    reference, reference_name = calib.reference_samples(p)
-    audit = calib.audit(samples, reference, reference_name)
+    audit, kept = calib.checked_samples(p, samples, a["drop_outliers"])
     found, maxes, median = audit.outliers, audit.maxes, audit.median
-    if audit.set_off and a["drop_outliers"]:
-        emit.note("drop_outliers does not apply: most calibration samples are off, so the calibration "
-                  "function itself must prepare its inputs the way the model is fed")
-    elif found and not a["drop_outliers"]:
-        emit.note(f"keeping {len(found)} outlier sample(s) {found}: INT8 ranges will be stretched by them "
-                  "(drop_outliers=true leaves them out; moving_average=true dampens them)")
-    dropped = set(audit.droppable()) if a["drop_outliers"] else set()
-    kept = [s for i, s in enumerate(samples) if i not in dropped]
     shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"])
     cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
     emit.note(f"PT2E int8: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {a['per_channel']}, activation observer "
