@@ -299,6 +299,16 @@ const CASES: &[Case] = &[
         "latency-over-budget", &[("artifact", "build/model.onnx"), ("threshold", "0.4"), ("int8_artifact", "build/model_int8.onnx")]),
     gated(ET, "toolbox/et-profile-fp32-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.fp32_over_budget",
         "latency-over-budget", &[("artifact", "build/model.pte"), ("threshold", "0.4"), ("int8_artifact", "build/model_int8.pte")]),
+    // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
+    gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
+        "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),
+    gated(ORT, "toolbox/ort-inspect-int8-stale.txt", "int8 artifact", &["int8_format_matches == 1=0.0000"], "perf.int8_artifact_stale",
+        "stale-artifact", &[("built", "qdq-s8s8"), ("format", "dynamic-matmul")]),
+    case(ORT, "toolbox/ort-int8-formats-faster-format.txt", "perf.int8_format",
+        "latency-over-budget", &[("format", "dynamic-matmul"), ("measured", "0.0809"), ("fp32_measured", "0.1994")]),
+    case(ORT, "toolbox/ort-int8-formats-not-faster.txt", "perf.int8_not_faster", "latency-over-budget", &[]),
+    case(ORT, "toolbox/ort-int8-formats-none-within-budget.txt", "perf.no_int8_format_within_budget",
+        "latency-over-budget", &[("format", "dynamic-matmul"), ("threshold", "0.01")]),
     // ---- the toolbox helper's recorded outputs (tests/data/toolchain-outputs)
     case(ET, "toolchain-outputs/digits-branchy.executorch-xnnpack.export.txt", "export.data_dependent_guard",
         "data-dependent-control-flow", &[("expression", "Eq(u0, 1)"), ("file", "model.py"), ("line", "27"), ("code", "if image.mean() > 0.5:")]),

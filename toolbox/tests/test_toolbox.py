@@ -76,7 +76,8 @@ def no_script_shadows_a_module():
 def args_json_flags_defaults_and_enums():
     script = str(ORT / "quantize.py")
     a = args.parse("quantize", script, ["--args-json", '{"method": "minmax", "drop_outliers": true}'])
-    assert a["method"] == "MinMax" and a["drop_outliers"] is True and a["per_channel"] is True
+    assert a["method"] == "MinMax" and a["drop_outliers"] is True
+    assert a["per_channel"] is None and a["format"] is None, "both default to the project's int8_format"
     assert a["nodes_to_exclude"] == []  # no tuned outlier factor
     assert "outlier_factor" not in a
     a = args.parse("quantize", script, ["--nodes_to_exclude", "a,b", "--no-per-channel", "--percentile", "99.9"])
@@ -496,14 +497,14 @@ def fp32_over_budget_line_matches_the_tables():
 def ort_calibration_feed_keeps_integer_inputs_and_variable_lengths():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("ort_quantize", ORT / "quantize.py")
+    spec = importlib.util.spec_from_file_location("ortquant", ORT / "ortquant.py")
     q = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(q)
     samples = [(np.zeros((1, n), np.int64), np.ones((1, n), np.float64)) for n in (4, 7)]
-    feeds = q._feeds(samples, ["tokens", "mask"], fixed=1)
+    feeds = q.calibration_batches(samples, ["tokens", "mask"], fixed=1)
     assert [f["tokens"].shape for f in feeds] == [(1, 4), (1, 7)], feeds
     assert feeds[0]["tokens"].dtype == np.int64 and feeds[0]["mask"].dtype == np.float32
-    stacked = q._feeds([(np.zeros((1, 3), np.float32),)] * 5, ["x"], fixed=2)
+    stacked = q.calibration_batches([(np.zeros((1, 3), np.float32),)] * 5, ["x"], fixed=2)
     assert [f["x"].shape for f in stacked] == [(2, 3)] * 3, "re-cut to the fixed batch, the last one padded"
 
 

@@ -8,6 +8,9 @@ opset against the written one (silent opset drift). Also runs onnx.checker.
 Metrics: opset, ir_version, requested_opset, opset_matches (1/0), external_data_ok (1/0),
 checker_ok (1/0), num_nodes, qdq_nodes, dynamic_batch (1/0), bytes, run_inputs (count),
 dynamic_dims_ok (1/0: every size the run inputs feed fits the artifact's dims; 1 without run_inputs).
+An INT8 artifact also gets int8_nodes (quantized ops of any format), int8_format (as recorded by
+quantize) and int8_format_matches (1 when that is the format aipc.toml int8_format asks for: a
+stale artifact after the setting changed gives 0, and quantize {} rebuilds it).
 Silent failures print `aipc-warning: opset drift: ...` / `aipc-warning: external data missing: ...`.
 """
 from aipc_toolbox import emit, feed
@@ -17,6 +20,21 @@ from aipc_toolbox.project import Project
 def _dims(vi):
     t = vi.type.tensor_type
     return [d.dim_param if d.dim_param else (d.dim_value if d.HasField("dim_value") else "?") for d in t.shape.dim]
+
+
+def _int8_fields(m, p):
+    """int8_nodes, and for an INT8 artifact its recorded format against the project's."""
+    from ortquant import META_FORMAT, int8_node_count, project_format
+
+    count = int8_node_count(m)
+    if not count:
+        return {"int8_nodes": 0}
+    built = next((q.value for q in m.metadata_props if q.key == META_FORMAT), None)
+    wanted = project_format(p)
+    if built != wanted:
+        emit.warn("int8 artifact stale", f"built as {built or 'an unrecorded format'}, aipc.toml int8_format asks for {wanted}: "
+                  "quantize {} builds it again")
+    return {"int8_nodes": count, "int8_format": built, "int8_format_matches": int(built == wanted)}
 
 
 def body(a):
@@ -51,6 +69,7 @@ def body(a):
         for v in vals:
             emit.note(f"{kind} {v['name']}: {v['dtype']}{v['shape']}")
     emit.note("ops: " + ", ".join(f"{k} x{v}" for k, v in sorted(ops.items())))
+    int8 = _int8_fields(m, p)
     dyn = bool(inputs) and isinstance(inputs[0]["shape"][0] if inputs[0]["shape"] else 0, str)
     run_items = p.run_inputs()
     fixed = feed.fixed_dims(feed.where(p), run_items, inputs) if run_items else []
@@ -75,6 +94,7 @@ def body(a):
         "run_inputs": len(run_items),
         "fixed_dims": fixed,
         "dynamic_dims_ok": int(not fixed),
+        **int8,
     }
 
 

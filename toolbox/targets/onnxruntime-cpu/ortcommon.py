@@ -138,5 +138,6 @@ def run_all(sess, inputs, size=64):
 def is_quantized(path):
     import onnx
 
-    m = onnx.load(path, load_external_data=False)
-    return any(n.op_type in ("QuantizeLinear", "QLinearConv", "QGemm", "QLinearMatMul") for n in m.graph.node)
+    from ortquant import int8_node_count
+
+    return int8_node_count(onnx.load(path, load_external_data=False)) > 0
