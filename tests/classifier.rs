@@ -302,6 +302,8 @@ const CASES: &[Case] = &[
     // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
     gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
         "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),
+    gated(ORT, "toolbox/ort-inspect-int8-format-chosen.txt", "int8 artifact", &["int8_format_matches == 1=0.0000"], "perf.int8_format_chosen",
+        "latency-over-budget", &[("format", "dynamic-matmul"), ("wanted", "qdq-s8s8")]),
     gated(ORT, "toolbox/ort-inspect-int8-stale.txt", "int8 artifact", &["int8_format_matches == 1=0.0000"], "perf.int8_artifact_stale",
         "stale-artifact", &[("built", "qdq-s8s8"), ("format", "dynamic-matmul")]),
     case(ORT, "toolbox/ort-int8-formats-faster-format.txt", "perf.int8_format",
@@ -309,6 +311,17 @@ const CASES: &[Case] = &[
     case(ORT, "toolbox/ort-int8-formats-not-faster.txt", "perf.int8_not_faster", "latency-over-budget", &[]),
     case(ORT, "toolbox/ort-int8-formats-none-within-budget.txt", "perf.no_int8_format_within_budget",
         "latency-over-budget", &[("format", "dynamic-matmul"), ("threshold", "0.01")]),
+    gated(ET, "toolbox/et-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
+        "latency-over-budget", &[("artifact", "build/model_int8.pte"), ("format", "static-channel")]),
+    case(ET, "toolbox/et-int8-formats.txt", "perf.int8_format", "latency-over-budget", &[("format", "dynamic-channel")]),
+    gated(ET, "toolbox/et-inspect-int8-after-formats.txt", "int8 artifact", &["int8_format_matches == 1=0.0000"], "perf.int8_format_chosen",
+        "latency-over-budget", &[("format", "dynamic-channel"), ("wanted", "static-channel")]),
+    gated(ET, "toolbox/et-inspect-int8-stale.txt", "int8 artifact", &["int8_format_matches == 1=0.0000"], "perf.int8_artifact_stale",
+        "stale-artifact", &[("built", "static-channel"), ("format", "static-tensor")]),
+    case(ET, "toolbox/et-int8-formats-not-faster.txt", "perf.int8_not_faster", "latency-over-budget", &[]),
+    // The decision lines are printed by the code both targets share (aipc_toolbox/int8_choice.py).
+    case(ET, "toolbox/ort-int8-formats-none-within-budget.txt", "perf.no_int8_format_within_budget",
+        "latency-over-budget", &[("format", "dynamic-matmul")]),
     // ---- the toolbox helper's recorded outputs (tests/data/toolchain-outputs)
     case(ET, "toolchain-outputs/digits-branchy.executorch-xnnpack.export.txt", "export.data_dependent_guard",
         "data-dependent-control-flow", &[("expression", "Eq(u0, 1)"), ("file", "model.py"), ("line", "27"), ("code", "if image.mean() > 0.5:")]),

@@ -302,14 +302,17 @@ fn tool(
             .line(at(start))
             .tool(&name)
     };
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+    if !name.starts_with(|c: char| c.is_ascii_lowercase())
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
         return Err(err(
             raw_tool.name.span().start,
-            format!("tool name \"{name}\" is not [a-z_]+"),
+            format!("tool name \"{name}\" is not [a-z][a-z0-9_]*"),
         )
         .key("name")
-        .hint(
-            "the model calls the tool by this name: lower-case letters and `_`, e.g. \"export\"",
+        .hint("the model calls the tool by this name: a lower-case letter, then lower-case letters, digits and `_`, e.g. \"export\"",
         ));
     }
     if reserved.contains(&name.as_str()) {

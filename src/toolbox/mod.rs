@@ -28,7 +28,7 @@ pub const MANIFEST_FILE: &str = "toolbox.toml";
 /// One toolbox tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolboxTool {
-    /// The name the model calls (`[a-z_]+`, distinct from every built-in tool).
+    /// The name the model calls (`[a-z][a-z0-9_]*`, distinct from every built-in tool).
     pub name: String,
     pub description: String,
     /// The script (absolute).

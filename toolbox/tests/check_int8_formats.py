@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-# aipc-venvs: onnxruntime-cpu
-"""INT8 formats (onnxruntime-cpu: ortquant.py, quantize, int8_formats, and the lines profile and
-inspect print about them), run for real on a small MLP project written to a temporary folder:
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
+"""INT8 formats (onnxruntime-cpu: ortquant.py; executorch-xnnpack: quantize.py's FORMATS; both:
+quantize, int8_formats, and the lines profile and inspect print about them), run for real in the
+venv it runs in, on a small MLP project written to a temporary folder:
 
 - quantize builds every format, records it in the artifact, and `format` / aipc.toml
   int8_format choose it; a stale artifact is named by inspect (int8_format_matches 0);
 - int8_formats measures every format against FP32 and eager, keeps the fastest that passes the
-  thresholds as build/model_int8.onnx (never one that fails them), reuses the calibration
+  thresholds as the INT8 artifact (never one that fails them), reuses the calibration
   settings the current INT8 artifact records, and its line matches the signature table;
 - profile's `int8 over budget` line names the format and matches the table.
 No timing is asserted: which format is fastest is this CPU's business.
@@ -23,8 +24,19 @@ from pathlib import Path
 
 from checklib import ROOT, check, main
 
-TARGET = ROOT / "toolbox" / "targets" / "onnxruntime-cpu"
-FORMATS = ["qdq-s8s8", "qdq-u8s8", "qdq-u8s8-tensor", "qdq-u8s8-conv-matmul", "qoperator-u8s8", "dynamic-matmul"]
+try:
+    import onnxruntime  # noqa: F401
+
+    TARGET_NAME, EXT = "onnxruntime-cpu", "onnx"
+    FORMATS = ["qdq-s8s8", "qdq-u8s8", "qdq-u8s8-tensor", "qdq-u8s8-conv-matmul", "qoperator-u8s8", "dynamic-matmul"]
+    OTHER = "static-tensor"  # the other target's
+except ImportError:
+    TARGET_NAME, EXT = "executorch-xnnpack", "pte"
+    FORMATS = ["static-channel", "static-tensor", "dynamic-channel"]
+    OTHER = "qdq-u8s8"
+TARGET = ROOT / "toolbox" / "targets" / TARGET_NAME
+DEFAULT, SECOND, LAST = FORMATS[0], FORMATS[1], FORMATS[-1]
+INT8 = f"build/model_int8.{EXT}"
 
 NET = '''
 import torch
@@ -58,7 +70,7 @@ def calibration():
     return [(x[i:i + 8],) for i in range(0, 64, 8)]
 '''
 
-TOML = '''target = "onnxruntime-cpu"
+TOML = '''target = "{target}"
 [project]
 model = "net:build"
 example_inputs = "net:sample"
@@ -80,8 +92,8 @@ def project(budget=100.0, extra=""):
     if _DIR is None:
         _DIR = Path(tempfile.mkdtemp(prefix="aipc-int8-formats-"))
         (_DIR / "net.py").write_text(NET)
-    (_DIR / "aipc.toml").write_text(TOML.format(budget=budget, extra=extra))
-    if not (_DIR / "build" / "model.onnx").is_file():
+    (_DIR / "aipc.toml").write_text(TOML.format(target=TARGET_NAME, budget=budget, extra=extra))
+    if not (_DIR / "build" / f"model.{EXT}").is_file():
         tool("export.py", {})
     return _DIR
 
@@ -89,7 +101,7 @@ def project(budget=100.0, extra=""):
 def tool(script, args):
     """Run a target script in the project; (last JSON line, whole output)."""
     env = dict(os.environ, AIPC_TARGET_DIR=str(TARGET), AIPC_TOOLBOX=str(ROOT / "toolbox"),
-               PYTHONPATH=str(ROOT / "toolbox" / "lib"))
+               PYTHONPATH=str(ROOT / "toolbox" / "lib"), QNN_SDK_ROOT="")
     r = subprocess.run([sys.executable, str(TARGET / script), "--args-json", json.dumps(args)], cwd=_DIR, env=env,
                        capture_output=True, text=True, timeout=600)
     out = r.stdout + r.stderr
@@ -105,6 +117,10 @@ def signature(sig_id):
 
 
 def recorded(path):
+    """(format, calibration settings) the INT8 artifact records."""
+    if EXT == "pte":
+        settings = json.loads(Path(f"{path}.json").read_text()).get("quantize", {})
+        return settings.get("format"), settings
     import onnx
 
     props = {p.key: p.value for p in onnx.load(str(path), load_external_data=False).metadata_props}
@@ -116,59 +132,70 @@ def quantize_builds_every_format_and_records_it():
     d = project()
     for fmt in FORMATS:
         res, out = tool("quantize.py", {"format": fmt})
-        assert res["ok"] and res["format"] == fmt and res["int8_nodes"] >= 1, out
-        assert recorded(d / "build" / "model_int8.onnx")[0] == fmt
-    res, _ = tool("compare.py", {"artifact": "build/model_int8.onnx"})
+        assert res["ok"] and res["format"] == fmt, out
+        assert recorded(d / INT8)[0] == fmt
+        res, out = tool("inspect_artifact.py", {"artifact": INT8})
+        assert res.get("int8_nodes", 1) >= 1 and res.get("quantized", 1) == 1, out
+    res, _ = tool("compare.py", {"artifact": INT8})
     assert res["ok"] and res["cosine"] > 0.9, res
 
 
 @check
 def aipc_toml_chooses_the_format_and_inspect_names_a_stale_artifact():
-    project(extra='int8_format = "qdq-u8s8-tensor"')
+    per_tensor = next(f for f in FORMATS if "tensor" in f)
+    project(extra=f'int8_format = "{per_tensor}"')
     res, out = tool("quantize.py", {})
-    assert res["format"] == "qdq-u8s8-tensor" and res["per_channel"] == 0, out
-    res, out = tool("inspect_artifact.py", {"artifact": "build/model_int8.onnx"})
-    assert res["int8_format_matches"] == 1 and res["int8_format"] == "qdq-u8s8-tensor", out
-    project(extra='int8_format = "dynamic-matmul"')
-    res, out = tool("inspect_artifact.py", {"artifact": "build/model_int8.onnx"})
+    assert res["format"] == per_tensor and res["per_channel"] == 0, out
+    res, out = tool("inspect_artifact.py", {"artifact": INT8})
+    assert res["int8_format_matches"] == 1 and res["int8_format"] == per_tensor, out
+    project(extra=f'int8_format = "{LAST}"')
+    res, out = tool("inspect_artifact.py", {"artifact": INT8})
     assert res["int8_format_matches"] == 0, out
     m = signature("perf.int8_artifact_stale").search(out)
-    assert m and m["built"] == "qdq-u8s8-tensor" and m["format"] == "dynamic-matmul", out
-    project(extra='int8_format = "static-tensor"')
+    assert m and m["built"] == per_tensor and m["format"] == LAST, out
+    project(extra=f'int8_format = "{OTHER}"')
     res, out = tool("quantize.py", {})
-    assert not res["ok"] and "aipc.toml:" in out and "not an onnxruntime-cpu format" in out, out
+    assert not res["ok"] and "aipc.toml:" in out and f"not an {TARGET_NAME} format" in out, out
 
 
 @check
 def int8_formats_keeps_the_fastest_accurate_one_and_names_the_setting():
     d = project()
-    tool("quantize.py", {"drop_outliers": True, "method": "Percentile", "percentile": 99.9})
+    calib = ({"drop_outliers": True, "method": "Percentile", "percentile": 99.9} if EXT == "onnx"
+             else {"drop_outliers": True, "observer": "minmax"})
+    tool("quantize.py", calib)
     res, out = tool("int8_formats.py", {"max_s": 1.0})
     assert res["ok"], out
-    assert "reused" in out and "'method': 'Percentile'" in out, "the recorded calibration is reused"
+    key, value = next((k, v) for k, v in calib.items() if k != "drop_outliers")
+    assert "reused" in out and f"'{key}': '{value}'" in out, "the recorded calibration is reused"
     assert set(res["formats"]) == set(FORMATS), res["formats"]
     passing = {f: r for f, r in res["formats"].items() if r.get("passes")}
     assert passing, res
-    best = min(passing, key=lambda f: passing[f]["p50_ms"])
-    if res["fp32_p50_ms"] <= passing[best]["p50_ms"]:
-        assert "int8 not faster" in out and "best_format" in res, out
+    best = res["best_format"]
+    assert best in passing and passing[best]["p50_ms"] <= min(r["p50_ms"] for r in passing.values()) + 1e-4, res
+    if "int8 not faster" in out:
+        assert res["best_p50_ms"] >= res["fp32_p50_ms"] - 1e-4 and res["replaced"] == 0, res
         return
-    assert res["best_format"] == best, res
-    fmt, settings = recorded(d / "build" / "model_int8.onnx")
-    if best != "qdq-s8s8":
+    assert res["best_p50_ms"] <= res["fp32_p50_ms"] + 1e-4, res
+    fmt, settings = recorded(d / INT8)
+    if best != DEFAULT:
         assert fmt == best and res["replaced"] == 1, (fmt, res)
-        assert settings.get("method") == "Percentile", settings
+        assert settings.get(key) == value, settings
         m = signature("perf.int8_format").search(out)
         assert m and m["format"] == best, out
-    res, out = tool("inspect_artifact.py", {"artifact": "build/model_int8.onnx"})
-    assert res["int8_format_matches"] == int(best == "qdq-s8s8"), out
+    res, out = tool("inspect_artifact.py", {"artifact": INT8})
+    assert res["int8_format_matches"] == int(best == DEFAULT), out
+    if best != DEFAULT:
+        m = signature("perf.int8_format_chosen").search(out)
+        assert m and m["format"] == best and m["wanted"] == DEFAULT, "a kept format is recorded, not rebuilt: " + out
+        assert not signature("perf.int8_artifact_stale").search(out), out
 
 
 @check
 def thresholds_exclude_a_format():
     project()
     tool("quantize.py", {})
-    res, out = tool("int8_formats.py", {"max_s": 1.0, "formats": ["qdq-s8s8", "dynamic-matmul"], "min_cosine": 1.01})
+    res, out = tool("int8_formats.py", {"max_s": 1.0, "formats": [DEFAULT, LAST], "min_cosine": 1.01})
     assert res["ok"] and "best_format" not in res and res["replaced"] == 0, out
     assert all(r.get("passes") == 0 for r in res["formats"].values()), res
     assert signature("perf.int8_not_faster").search(out), out
@@ -176,12 +203,12 @@ def thresholds_exclude_a_format():
 
 @check
 def profile_names_the_format_over_budget():
-    project(budget=0.0001, extra='int8_format = "qdq-u8s8"')
+    project(budget=0.0001, extra=f'int8_format = "{SECOND}"')
     tool("quantize.py", {})
     res, out = tool("profile_latency.py", {"max_s": 0.5, "iters": 20})
     assert res["ok"] and res["within_budget"] == 0 and "fp32_p50_ms" in res, out
     m = signature("perf.int8_over_budget").search(out)
-    assert m and m["format"] == "qdq-u8s8" and m["artifact"] == "build/model_int8.onnx", out
+    assert m and m["format"] == SECOND and m["artifact"] == INT8, out
 
 
 if __name__ == "__main__":

@@ -24,6 +24,15 @@ from aipc_toolbox import emit, feed
 from aipc_toolbox.project import Project
 
 
+def _int8_fields(side, p, path):
+    """The INT8 program's recorded format (its sidecar) against the one aipc.toml asks for."""
+    from aipc_toolbox.int8_choice import format_fields
+    from quantize import project_format
+
+    recorded = side.get("quantize") or {}
+    return format_fields(path, recorded.get("format"), project_format(p), recorded.get("chosen_by"))
+
+
 def body(a):
     import etcommon
 
@@ -58,6 +67,8 @@ def body(a):
         emit.note(f"  {r['op']}: delegated {r['delegated']}, not delegated {r['non_delegated']}")
     etcommon.warn_partial(d, side.get("rewritten_ops") or ())  # an op already rewritten is not offered again
     out.update({k: v for k, v in d.items() if k not in ("summary",)})
+    if side.get("quantized"):
+        out.update(_int8_fields(side, p, path))
     out.update({"delegation_known": 1, "quantized": int(bool(side.get("quantized"))),
                 "dynamic_batch": int(bool(side.get("dynamic_batch"))), "batch_max": side.get("batch_max"),
                 "dynamic_seq": int(bool(side.get("dynamic_seq"))), "seq_max": side.get("seq_max")})

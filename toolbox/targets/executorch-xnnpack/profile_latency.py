@@ -12,7 +12,10 @@ Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, threads, batch, kind (fp32/int8)
 within_budget (1 when p50_ms <= latency_budget_ms; left out when the project sets no budget).
 An FP32 program over the budget is compared with its INT8 sibling (build/model_int8.pte) when
 that exists: int8_p50_ms, int8_within_budget, and `aipc-warning: fp32 over budget: ...` when the
-INT8 program meets the budget (aipc.toml quantize = "int8" ships it).
+INT8 program meets the budget (aipc.toml quantize = "int8" ships it). An INT8 program over the
+budget (shipped, or the sibling of an FP32 one over it) prints `aipc-warning: int8 over budget:
+...` with its format (a shipped one is compared with FP32 first: fp32_p50_ms): int8_formats
+measures the other formats.
 """
 import os
 import time
@@ -50,6 +53,15 @@ def measure(path, p, a, threads):
     return np.array(times) * 1000, batch, got, bool(side.get("quantized"))
 
 
+def _other_formats(path, p50, budget, fp32_note):
+    """The INT8 program misses the budget in the format it was built in; another may not."""
+    import etcommon
+
+    fmt = ((etcommon.read_sidecar(path) or {}).get("quantize") or {}).get("format") or "an unrecorded format"
+    emit.warn("int8 over budget", f"{path} ({fmt}) p50 {p50:.4f} ms > {budget} ms budget"
+              + (f" ({fp32_note})" if fp32_note else "") + "; other INT8 formats may be faster here: int8_formats {} measures them")
+
+
 def body(a):
     import etcommon
 
@@ -75,6 +87,16 @@ def body(a):
             emit.note(f"{INT8} (int8): p50 {out['int8_p50_ms']:.3f} ms over {len(ms8)} runs, same settings")
             if out["int8_within_budget"]:
                 emit.warn("fp32 over budget", budget_line(path, out, budget, INT8, p["quantize"]))
+            else:
+                _other_formats(INT8, out["int8_p50_ms"], budget, f"FP32 {path} p50 {out['p50_ms']:.4f} ms")
+        elif not out["within_budget"] and kind == "int8":
+            fp32_note = ""
+            if os.path.isfile(FP32):
+                ms32, _, _, _ = measure(FP32, p, a, threads)
+                out["fp32_p50_ms"] = float(np.percentile(ms32, 50))
+                fp32_note = f"FP32 {FP32} p50 {out['fp32_p50_ms']:.4f} ms"
+                emit.note(f"{FP32} (fp32): p50 {out['fp32_p50_ms']:.3f} ms over {len(ms32)} runs, same settings")
+            _other_formats(path, out["p50_ms"], budget, fp32_note)
     else:
         emit.note("no latency_budget_ms in aipc.toml [project]: within_budget is not computed; set a budget for the performance gate")
     return out

@@ -1,10 +1,16 @@
 """executorch-xnnpack target, tool `quantize`: INT8 with PT2E and the XNNPACK quantizer.
 
 torch.export.export(model).module() -> prepare_pt2e(XNNPACKQuantizer with
-get_symmetric_quantization_config(is_per_channel=...)) -> calibrate on the project's
+get_symmetric_quantization_config(is_per_channel=..., is_dynamic=...)) -> calibrate on the project's
 calibration_data -> convert_pt2e -> torch.export.export -> to_edge_transform_and_lower
 (XnnpackPartitioner) -> build/model_int8.pte, plus its delegation sidecar
 build/model_int8.pte.json (like export).
+
+The INT8 format (`format`, else aipc.toml [project] int8_format, else static-channel), one of
+FORMATS: static-channel (activations calibrated, per-channel weights), static-tensor (per-tensor
+weights), dynamic-channel (activations quantized at run time, per-channel weights; no
+calibration). Which one XNNPACK runs fastest depends on the model and the CPU; int8_formats
+measures them. The sidecar records the format and the calibration settings (`quantize`).
 
 Activation observer: XNNPACK's default is a HistogramObserver (observer="histogram");
 observer="minmax" takes the extremes, and moving_average=true uses a
@@ -31,12 +37,27 @@ import time
 from aipc_toolbox import calib, emit, rewrites
 from aipc_toolbox.project import Project
 
+DEFAULT_FORMAT = "static-channel"
+# name: (per-channel weights, dynamic activations)
+FORMATS = {"static-channel": (True, False), "static-tensor": (False, False), "dynamic-channel": (True, True)}
+# Calibration settings int8_formats reuses from the current INT8 artifact's sidecar.
+CALIB_KEYS = ("observer", "moving_average", "drop_outliers")
 
-def _config(per_channel, observer, moving_average):
+
+def project_format(p):
+    """The format aipc.toml asks for (`int8_format`), checked against this target's list."""
+    fmt = p.get("int8_format") or DEFAULT_FORMAT
+    if fmt not in FORMATS:
+        raise emit.ToolError(f"{p._where('int8_format')}: int8_format = {fmt!r} is not an executorch-xnnpack format; "
+                             "use one of " + ", ".join(FORMATS))
+    return fmt
+
+
+def _config(per_channel, observer, moving_average, dynamic=False):
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import get_symmetric_quantization_config
 
-    cfg = get_symmetric_quantization_config(is_per_channel=per_channel)
-    if observer == "histogram" and not moving_average:
+    cfg = get_symmetric_quantization_config(is_per_channel=per_channel, is_dynamic=dynamic)
+    if dynamic or (observer == "histogram" and not moving_average):
         return cfg
     import dataclasses
 
@@ -81,6 +102,9 @@ def body(a):
     seq = a["dynamic_seq"] if a["dynamic_seq"] is not None else fp32_side.get("dynamic_seq", p["dynamic_seq"])
     out = a["output"]
     keys = rewrites.requested(p, list(fp32_side.get("rewrite_ops") or []) + list(a.get("rewrite_ops") or []))
+    fmt = a.get("format") or project_format(p)
+    per_channel, dyn_act = FORMATS[fmt]
+    per_channel = per_channel if a["per_channel"] is None else bool(a["per_channel"])
     model = p.load_model()
     inputs = p.example_inputs()
     samples = p.calibration_data()
@@ -88,8 +112,9 @@ def body(a):
     found, maxes, median = audit.outliers, audit.maxes, audit.median
     shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"])
     cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
-    emit.note(f"PT2E int8: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {a['per_channel']}, activation observer "
-              f"{'moving_average' if a['moving_average'] else a['observer']}, {len(kept)} calibration samples")
+    emit.note(f"PT2E int8 {fmt}: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {per_channel}, "
+              + ("activations quantized at run time" if dyn_act else
+                 f"activation observer {'moving_average' if a['moving_average'] else a['observer']}, {len(kept)} calibration samples"))
     for stale in (out, etcommon.sidecar_path(out)):
         if os.path.exists(stale):
             os.remove(stale)
@@ -97,7 +122,7 @@ def body(a):
     captured = torch.export.export(model, inputs, dynamic_shapes=shapes)
     captured, applied = rewrites.rewrite_for_export(captured, keys)
     captured = captured.module()
-    quantizer = XNNPACKQuantizer().set_global(_config(a["per_channel"], a["observer"], a["moving_average"]))
+    quantizer = XNNPACKQuantizer().set_global(_config(per_channel, a["observer"], a["moving_average"], dyn_act))
     prepared = prepare_pt2e(captured, quantizer)
     with torch.no_grad():
         for batch in cal:
@@ -109,13 +134,13 @@ def body(a):
     side = etcommon.lower_and_save(ep, out, {**({"rewrite_ops": keys, "rewritten_ops": applied} if keys else {}),
         "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
         "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
-        "quantize": {"per_channel": a["per_channel"], "observer": a["observer"], "moving_average": a["moving_average"],
-                     "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept)},
+        "quantize": {"format": fmt, "per_channel": per_channel, "observer": a["observer"], "moving_average": a["moving_average"],
+                     "drop_outliers": bool(a["drop_outliers"]), "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept)},
     }, rewritten=applied)
     d = side["delegation"]
     fp32 = "build/model.pte"
-    res = {"artifact": out, "sidecar": etcommon.sidecar_path(out), "bytes": side["bytes"],
-           "per_channel": int(a["per_channel"]), "observer": a["observer"], "moving_average": int(a["moving_average"]),
+    res = {"artifact": out, "sidecar": etcommon.sidecar_path(out), "bytes": side["bytes"], "format": fmt,
+           "per_channel": int(per_channel), "observer": a["observer"], "moving_average": int(a["moving_average"]),
            "calib_samples": len(kept), "calib_outliers": len(found), "outlier_samples": found,
            "dropped_samples": len(samples) - len(kept), "calib_max_abs_median": median, "calib_max_abs_max": float(maxes.max()),
            **{k: v for k, v in d.items() if k not in ("per_op", "summary")},

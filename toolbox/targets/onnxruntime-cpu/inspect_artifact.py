@@ -22,19 +22,16 @@ def _dims(vi):
     return [d.dim_param if d.dim_param else (d.dim_value if d.HasField("dim_value") else "?") for d in t.shape.dim]
 
 
-def _int8_fields(m, p):
+def _int8_fields(m, p, path):
     """int8_nodes, and for an INT8 artifact its recorded format against the project's."""
-    from ortquant import META_FORMAT, int8_node_count, project_format
+    from aipc_toolbox.int8_choice import format_fields
+    from ortquant import META_CHOSEN, META_FORMAT, int8_node_count, metadata, project_format
 
     count = int8_node_count(m)
     if not count:
         return {"int8_nodes": 0}
-    built = next((q.value for q in m.metadata_props if q.key == META_FORMAT), None)
-    wanted = project_format(p)
-    if built != wanted:
-        emit.warn("int8 artifact stale", f"built as {built or 'an unrecorded format'}, aipc.toml int8_format asks for {wanted}: "
-                  "quantize {} builds it again")
-    return {"int8_nodes": count, "int8_format": built, "int8_format_matches": int(built == wanted)}
+    meta = metadata(m)
+    return {"int8_nodes": count, **format_fields(path, meta.get(META_FORMAT), project_format(p), meta.get(META_CHOSEN))}
 
 
 def body(a):
@@ -69,7 +66,7 @@ def body(a):
         for v in vals:
             emit.note(f"{kind} {v['name']}: {v['dtype']}{v['shape']}")
     emit.note("ops: " + ", ".join(f"{k} x{v}" for k, v in sorted(ops.items())))
-    int8 = _int8_fields(m, p)
+    int8 = _int8_fields(m, p, path)
     dyn = bool(inputs) and isinstance(inputs[0]["shape"][0] if inputs[0]["shape"] else 0, str)
     run_items = p.run_inputs()
     fixed = feed.fixed_dims(feed.where(p), run_items, inputs) if run_items else []

@@ -32,7 +32,7 @@ FORMATS = {
     "qoperator-u8s8": ("QOperator", "QUInt8", True, None, False),
     "dynamic-matmul": (None, None, False, ["MatMul", "Gemm"], True),
 }
-META_FORMAT, META_ARGS = "aipc.int8_format", "aipc.quantize"
+META_FORMAT, META_ARGS, META_CHOSEN = "aipc.int8_format", "aipc.quantize", "aipc.chosen_by"
 # Calibration settings a later build reuses (the accuracy stage may have chosen them).
 CALIB_KEYS = ("method", "moving_average", "percentile", "nodes_to_exclude", "drop_outliers")
 QUANT_OPS = ("QuantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul", "QGemm", "MatMulInteger",
@@ -52,13 +52,16 @@ def recorded(path):
     """(format, calibration settings) an INT8 artifact was built with; (None, {}) when not recorded."""
     import onnx
 
-    m = onnx.load(path, load_external_data=False)
-    props = {p.key: p.value for p in m.metadata_props}
+    props = metadata(onnx.load(path, load_external_data=False))
     try:
         args = json.loads(props.get(META_ARGS, "{}"))
     except ValueError:
         args = {}
     return props.get(META_FORMAT), args if isinstance(args, dict) else {}
+
+
+def metadata(model):
+    return {p.key: p.value for p in model.metadata_props}
 
 
 def int8_node_count(model):
@@ -93,10 +96,11 @@ def pre_process(src, pre):
         return "skip_symbolic_shape"
 
 
-def build(pre, dst, fmt, feeds, calib, per_channel=None):
+def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None):
     """Quantize the pre-processed FP32 model `pre` into `dst` in format `fmt`, calibrated on
     `feeds` (a list of {input: array}) with the settings `calib` (CALIB_KEYS); records the
-    format and settings in the artifact. Returns the seconds it took."""
+    format and settings in the artifact (and `chosen_by`, the tool that measured it, when given).
+    Returns the seconds it took."""
     import onnx
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
                                           quantize_dynamic, quantize_static)
@@ -136,7 +140,8 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None):
     m = onnx.load(dst, load_external_data=False)
     settings = {k: calib[k] for k in CALIB_KEYS if k in calib}
     settings["per_channel"] = pc
-    for key, value in ((META_FORMAT, fmt), (META_ARGS, json.dumps(settings, sort_keys=True))):
+    props = [(META_FORMAT, fmt), (META_ARGS, json.dumps(settings, sort_keys=True))] + ([(META_CHOSEN, chosen_by)] if chosen_by else [])
+    for key, value in props:
         prop = next((p for p in m.metadata_props if p.key == key), None) or m.metadata_props.add()
         prop.key, prop.value = key, value
     onnx.save(m, dst)

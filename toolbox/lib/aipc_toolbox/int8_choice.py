@@ -1,0 +1,128 @@
+"""Choosing an INT8 format by measurement: the part of the `int8_formats` tool both targets share.
+
+A target script supplies how to build one format into a file, how to run an artifact on the
+eval inputs, and how to time one run; this module builds and checks every format, times them
+with FP32 in turn (rounds of a few runs per artifact, so that a noisy neighbour slows them all
+alike), keeps the fastest format that passes the accuracy thresholds, and prints the lines the
+signature table (toolbox/targets/common/int8-formats.toml) reads:
+
+    aipc-warning: int8 format: <format> p50 X ms (Rx of FP32 Y ms; <previous> Z ms) passes the accuracy thresholds ...; aipc.toml [project] int8_format = "<format>" keeps it
+    aipc-warning: int8 not faster: ...
+    aipc-warning: no int8 format within budget: ...
+"""
+import time
+
+import numpy as np
+
+from . import emit, metrics
+
+
+def format_fields(artifact, built, wanted, chosen_by):
+    """inspect's fields for an INT8 artifact built in format `built` when aipc.toml asks for
+    `wanted`, and its line when they differ: the artifact int8_formats measured and kept is
+    recorded with set_project_option; one built before the setting changed is rebuilt."""
+    if built != wanted:
+        if chosen_by == "int8_formats" and built:
+            emit.warn("int8 format chosen", f"{artifact} is {built}, the fastest accurate format int8_formats measured; "
+                      f"aipc.toml int8_format asks for {wanted}: aipc.toml [project] int8_format = \"{built}\" keeps it")
+        else:
+            emit.warn("int8 artifact stale", f"built as {built or 'an unrecorded format'}, aipc.toml int8_format asks for "
+                      f"{wanted}: quantize {{}} builds it again")
+    return {"int8_format": built, "int8_format_matches": int(built == wanted)}
+
+
+def passes(m, a):
+    """Whether comparison metrics `m` meet the thresholds in the tool arguments `a`."""
+    return (m["cosine"] >= a["min_cosine"] and m["top1_agreement"] >= a["min_top1_agreement"]
+            and m.get("acc_drop_points", 0.0) <= a["max_acc_drop_points"])
+
+
+def interleaved_p50(runners, max_s, block=10, warmup=10):
+    """Median ms of each runner (a no-argument callable doing one inference), timed in rounds of
+    `block` runs per runner in turn until max_s seconds have passed (at least 5 rounds)."""
+    for run in runners.values():
+        for _ in range(warmup):
+            run()
+    times = {key: [] for key in runners}
+    deadline, rounds = time.monotonic() + max_s, 0
+    while rounds < 5 or time.monotonic() < deadline:
+        for key, run in runners.items():
+            for _ in range(block):
+                t0 = time.perf_counter()
+                run()
+                times[key].append(time.perf_counter() - t0)
+        rounds += 1
+    return {key: float(np.percentile(t, 50) * 1000) for key, t in times.items()}
+
+
+def build_and_check(formats, build, outputs, ref, labels, a):
+    """Build each format (`build(fmt)` -> path) and compare its outputs (`outputs(path)` -> list of
+    arrays) with the eager ones. Returns (rows {fmt: metrics + passes, or error}, {fmt: path})."""
+    rows, built = {}, {}
+    for fmt in formats:
+        try:
+            path = build(fmt)
+            m = metrics.compare(ref[0], outputs(path)[0], labels)
+        except Exception as e:  # noqa: BLE001 - one format failing says nothing of the others
+            rows[fmt] = {"error": emit.describe(e)}
+            emit.note(f"{fmt}: failed: {rows[fmt]['error']}")
+            continue
+        rows[fmt] = {k: m[k] for k in ("cosine", "top1_agreement", "acc_drop_points") if k in m}
+        rows[fmt]["passes"] = int(passes(m, a))
+        built[fmt] = path
+    return rows, built
+
+
+def decide(rows, built, p50, fp32_key, a, ctx):
+    """Fill in the timings, print the table, pick the fastest passing format and say what to do.
+
+    ctx: previous (format of the current INT8 artifact), wanted (aipc.toml's), quantize (the
+    project's setting), budget, threads, int8 (the INT8 artifact's path), replace(path) (makes
+    `path` the INT8 artifact). Returns the result fields."""
+    fp32 = p50[fp32_key]
+    for fmt, path in built.items():
+        rows[fmt].update(p50_ms=round(p50[path], 4), ratio_to_fp32=round(p50[path] / fp32, 3))
+    emit.note(f"FP32: p50 {fp32:.4f} ms ({ctx['threads']} thread(s), measured in turn with every format)")
+    for fmt, r in rows.items():
+        if "error" not in r:
+            emit.note(f"{fmt}: p50 {r['p50_ms']:.4f} ms ({r['ratio_to_fp32']:.2f}x FP32), cosine {r['cosine']:.4f}, "
+                      f"top-1 agreement {r['top1_agreement']:.4f}"
+                      + (f", {r['acc_drop_points']:+.2f} points drop" if "acc_drop_points" in r else "")
+                      + ("" if r["passes"] else " — fails the accuracy thresholds"))
+    out = {"fp32_p50_ms": round(fp32, 4), "formats": rows, "previous_format": ctx["previous"],
+           "project_format": ctx["wanted"], "threads": ctx["threads"], "replaced": 0}
+    budget = ctx["budget"]
+    if budget:
+        out["latency_budget_ms"] = float(budget)
+    passing = sorted((p50[built[fmt]], fmt) for fmt, r in rows.items() if r.get("passes"))
+    if not passing:
+        emit.warn("int8 not faster", "no INT8 format passes the accuracy thresholds (cosine >= "
+                  f"{a['min_cosine']}, top-1 agreement >= {a['min_top1_agreement']}, drop <= {a['max_acc_drop_points']} points)")
+        return out
+    best_ms, best = passing[0]
+    out.update(best_format=best, best_p50_ms=round(best_ms, 4), best_ratio_to_fp32=round(best_ms / fp32, 3))
+    if budget:
+        out["best_within_budget"] = int(best_ms <= budget)
+    if best_ms >= fp32:
+        emit.warn("int8 not faster", f"the fastest INT8 format passing the accuracy thresholds, {best}, runs at p50 "
+                  f"{best_ms:.4f} ms, FP32 at {fp32:.4f} ms on {ctx['threads']} thread(s): INT8 does not pay here; ship FP32 "
+                  "(aipc.toml quantize = \"none\") if it meets the budget, else the model or the budget must change")
+        return out
+    previous = ctx["previous"]
+    current = rows.get(previous or "", {})
+    if previous != best and (not current.get("passes") or best_ms < p50.get(built.get(previous), float("inf"))):
+        ctx["replace"](built[best])
+        out["replaced"] = 1
+    timing = (f"{best} p50 {best_ms:.4f} ms ({best_ms / fp32:.2f}x of FP32 {fp32:.4f} ms"
+              + (f"; {previous} {current['p50_ms']:.4f} ms" if "p50_ms" in current and previous != best else "") + ")")
+    if ctx["wanted"] != best:
+        emit.warn("int8 format", timing + " passes the accuracy thresholds"
+                  + (f" and is now {ctx['int8']}" if out["replaced"] else "")
+                  + f"; aipc.toml [project] int8_format = \"{best}\" keeps it"
+                  + ("; quantize = \"int8\" ships it" if ctx["quantize"] != "int8" else ""))
+    else:
+        emit.note(f"{timing}: aipc.toml int8_format already asks for the fastest format that passes")
+    if budget and best_ms > budget:
+        emit.warn("no int8 format within budget", f"the fastest INT8 format passing the accuracy thresholds, {best}, "
+                  f"runs at p50 {best_ms:.4f} ms > {budget} ms budget: the model or the budget must change")
+    return out
