@@ -1,26 +1,37 @@
 """Fix `fix_input_feed`: make what the app feeds the deployed model match the artifact's input
-contract — the dtype (`float64` scans for a `float32` graph) or the layout (channels-last frames
-for a channels-first graph) — when run_artifact warned about it:
+contract — the dtype (`float64` scans for a `float32` graph), the layout (channels-last frames
+for a channels-first graph), or the memory order (a transposed view ExecuTorch would read in
+memory order) — when run_artifact warned about it:
 
-    aipc-warning: input dtype: item 0 of infer.py run_inputs() feeds image as float64, the artifact takes float32
+    aipc-warning: input dtype: item 0 of app/pipeline.py Pipeline.to_batch() feeds image as float64, the artifact takes float32
     aipc-warning: input layout: item 0 of infer.py run_inputs() feeds image as (1, 8, 8, 1), the artifact takes (1, 1, 8, 8): channels-last data for a channels-first model
+    aipc-warning: input not contiguous: item 0 of app/io.py load() feeds image as a non-contiguous (1, 1, 8, 8) view ...
 
-The fix is in the app (the file and function the warning names, aipc.toml `run_inputs`), never
-in the model: the artifact's contract is right, the app's preprocessing is not. The function gets
-a decorator, `@_aipc_conform_feed(position, dtype=..., layout=...)`, and the decorator (a helper
-added once at module level) converts input `position` of every input tuple the function returns:
+The fix is in the app, never in the model: the artifact's contract is right, the app's
+preprocessing is not. The function fixed is the one that **built** the input: the call of
+aipc.toml `run_inputs` is followed (aipc_toolbox/builders.py) to the innermost project function
+that returned the very array fed — a helper, a method (`Class.method`), or run_inputs itself —
+so every caller of that function in the app gets the fixed input, not only the hook. The
+`file`/`function` of the warning name it already; when they name run_inputs while a deeper
+function built the input, or when they are left out, the trace decides (and says so).
+
+That function gets a decorator, `@_aipc_conform_feed(position, dtype=..., layout=..., contiguous=...)`,
+placed right above its `def` (under @staticmethod / @classmethod), and the decorator (a helper
+added once at module level) converts what it returns: the returned array itself (position
+None), or element `position` of the tuple it returns (or of each tuple of the list it returns):
 
 - dtype: `np.ndarray.astype(dtype)` / `torch.Tensor.to(torch.<dtype>)`;
 - layout `nchw` (channels-last data to a channels-first graph): transpose (0, 3, 1, 2);
-  layout `nhwc`: transpose (0, 2, 3, 1). Both make the result contiguous. A transpose is right
-  for any channel count, where a reshape is right only for one channel.
+  layout `nhwc`: transpose (0, 2, 3, 1) — right for any channel count, where a reshape is right
+  only for one channel;
+- the result is always contiguous (np.ascontiguousarray / .contiguous()).
 
-The function's own code is left as it is, so the app's eager pipeline (which may convert on its
-own, e.g. `.float()` or `.permute`) keeps working. The input's position comes from aipc.toml
-`input_names` (the warning names the input). A function that already has the decorator is
-refused: a second conversion of the same input would be wrong.
+The function's own code is left as it is. A function that already has the decorator is refused:
+a second conversion of the same input would be wrong. After the edit the trace is run again on
+the fixed file: the input must now have the dtype/layout asked for and be contiguous, else the
+edit is undone and the tool fails with what it measured.
 
-Usage: python input_feed.py --file infer.py --function run_inputs --input image --dtype float32
+Usage: python input_feed.py --input image --dtype float32                 (the trace finds the function)
        python input_feed.py --file infer.py --function run_inputs --input image --layout nchw
 """
 import ast
@@ -33,11 +44,12 @@ DECORATOR = "_aipc_conform_feed"
 
 HELPER = '''
 
-def _aipc_conform_feed(position, dtype=None, layout=None):
-    """Convert input `position` of every input tuple the decorated function returns to what the
-    deployed artifact takes: `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw":
-    channels-last data to a channels-first graph; "nhwc": the other way). Added by aipc's
-    fix_input_feed; the function's own preprocessing is left as it is."""
+def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True):
+    \"\"\"Convert what the decorated function returns to what the deployed artifact takes: the
+    returned array itself (position None) or input `position` of the tuple(s) it returns, to
+    `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw": channels-last data to a
+    channels-first graph; "nhwc": the other way), contiguous. Added by aipc's fix_input_feed; the
+    function's own preprocessing is left as it is.\"\"\"
     import functools
 
     order = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(layout)
@@ -47,8 +59,10 @@ def _aipc_conform_feed(position, dtype=None, layout=None):
             import torch
 
             if order:
-                x = x.permute(*order).contiguous()
-            return x.to(getattr(torch, dtype)) if dtype else x
+                x = x.permute(*order)
+            if dtype:
+                x = x.to(getattr(torch, dtype))
+            return x.contiguous() if contiguous or order else x
         import numpy
 
         x = numpy.asarray(x)
@@ -56,21 +70,22 @@ def _aipc_conform_feed(position, dtype=None, layout=None):
             x = x.transpose(order)
         return numpy.ascontiguousarray(x, dtype=dtype or x.dtype)
 
+    def conform_item(item):
+        if hasattr(item, "shape"):
+            return convert(item) if position in (None, 0) else item
+        item = list(item)
+        item[position] = convert(item[position])
+        return tuple(item)
+
     def conform(function):
         @functools.wraps(function)
         def conformed(*args, **kwargs):
-            items = function(*args, **kwargs)
-            if hasattr(items, "shape"):
-                return convert(items) if position == 0 else items
-            out = []
-            for item in items:
-                if hasattr(item, "shape"):
-                    out.append(convert(item) if position == 0 else item)
-                else:
-                    item = list(item)
-                    item[position] = convert(item[position])
-                    out.append(tuple(item))
-            return out
+            out = function(*args, **kwargs)
+            if position is None or hasattr(out, "shape"):
+                return convert(out) if position in (None, 0) or not isinstance(out, (tuple, list)) else out
+            if isinstance(out, tuple) and not any(isinstance(v, (tuple, list)) for v in out):
+                return conform_item(out)
+            return type(out)(conform_item(item) for item in out)
 
         return conformed
 
@@ -94,18 +109,81 @@ def input_position(name):
 
 
 def find_function(tree, path, name):
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    raise FixRefused(f"{path}: no top-level function {name}() (it defines {', '.join(defined) or 'none'}); "
-                     "pass the function the warning names (aipc.toml run_inputs)")
+    """The def of `name` in `path`: a top-level function, or `Class.method` (nested classes too)."""
+    parts = name.split(".")
+    scope, node = tree.body, None
+    for k, part in enumerate(parts):
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef) if k == len(parts) - 1 else (ast.ClassDef,)
+        node = next((n for n in scope if isinstance(n, kinds) and n.name == part), None)
+        if node is None:
+            break
+        scope = node.body
+    if node is not None:
+        return node
+    defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    raise FixRefused(f"{path}: no function {name}() (it defines {', '.join(sorted(set(defined))) or 'none'}); "
+                     "pass the function the warning names")
+
+
+def traced_builder(input_name, position):
+    """The project function that built input `input_name` of the first run input, by following
+    the run_inputs call (None when run_inputs is not set or the trace finds none)."""
+    from aipc_toolbox.project import Project
+
+    p = Project()
+    items, builders = p.traced_run_inputs()
+    for item, found in zip(items, builders):
+        if position < len(found) and found[position] is not None:
+            return found[position], item[position]
+    return None, None
+
+
+def measure_after(input_name, position, a):
+    """Run the app's run_inputs again (a fresh interpreter: the edited module is imported anew) and
+    say what is still wrong with the input, or None."""
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "from aipc_toolbox.project import Project\n"
+        "from aipc_toolbox.feed import dtype_name, _contiguous\n"
+        f"items = Project().run_inputs()\n"
+        f"x = items[0][{position}]\n"
+        "print(json.dumps({'dtype': dtype_name(x), 'shape': [int(d) for d in x.shape], 'contiguous': _contiguous(x)}))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        return f"run_inputs fails after the edit: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    if a["dtype"] and got["dtype"] != a["dtype"]:
+        return f"{input_name} is still {got['dtype']} (asked for {a['dtype']})"
+    if not got["contiguous"]:
+        return f"{input_name} is still not contiguous"
+    return None
 
 
 def body(a):
-    path, name = a["file"], a["function"]
-    if not a["dtype"] and not a["layout"]:
-        raise FixRefused("nothing to convert: pass dtype (e.g. float32) and/or layout (nchw or nhwc)")
+    if not a["dtype"] and not a["layout"] and not a["contiguous"]:
+        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw or nhwc) and/or contiguous")
+    position = input_position(a["input"])
+    path, name, builder, returned = a["file"], a["function"], None, "tuple"
+    try:
+        builder, _x = traced_builder(a["input"], position)
+    except ToolError as e:
+        emit.note(f"could not follow the run_inputs call ({e}); using the file and function given")
+    if builder is not None:
+        named = (path, name) == (builder.file, builder.function)
+        if not named:
+            emit.note(f"the run_inputs call builds input {a['input']} in {builder.file}:{builder.line} {builder.function}()"
+                      + (f" (not {path} {name}())" if path and name else "") + ": fixing it there")
+        path, name = builder.file, builder.function
+        returned = "itself" if builder.position is None else builder.position
+    if not path or not name:
+        raise FixRefused("no file/function given and aipc.toml run_inputs is not set (or its call returns no array this "
+                         "project built): pass the file and function the warning names")
+    decorator_position = None if returned == "itself" else (returned if isinstance(returned, int) else position)
     text, tree = read(path)
     fn = find_function(tree, path, name)
     for deco in fn.decorator_list:
@@ -113,28 +191,34 @@ def body(a):
         if isinstance(target, ast.Name) and target.id == DECORATOR:
             raise FixRefused(f"{path}:{deco.lineno}: {name}() already converts its feed with @{DECORATOR}; "
                              "edit that decorator's arguments instead of adding a second conversion")
-    position = input_position(a["input"])
-    options = [str(position)]
+    options = [str(decorator_position)]
     if a["dtype"]:
         options.append(f'dtype="{a["dtype"]}"')
     if a["layout"]:
         options.append(f'layout="{a["layout"]}"')
     lines = text.splitlines(keepends=True)
-    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
-    indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip())]
-    lines.insert(first - 1, f"{indent}@{DECORATOR}({', '.join(options)})\n")
+    line = lines[fn.lineno - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    lines.insert(fn.lineno - 1, f"{indent}@{DECORATOR}({', '.join(options)})\n")
     new = "".join(lines)
     if f"def {DECORATOR}(" not in new:
         lines = new.splitlines(keepends=True)
         lines.insert(after_imports_line(ast.parse(new)), HELPER)
         new = "".join(lines)
     changed, diff = finish(path, text, new, a["dry_run"])
-    what = " and ".join(o for o in (a["dtype"] and f"dtype {a['dtype']}", a["layout"] and f"layout {a['layout']}") if o)
-    emit.note(f"{path}: {name}() now feeds input {a['input']} (position {position}) as {what}"
+    if not a["dry_run"] and builder is not None:
+        wrong = measure_after(a["input"], position, a)
+        if wrong:
+            with open(path, "w") as f:
+                f.write(text)
+            raise FixRefused(f"{path}:{fn.lineno}: decorating {name}() did not fix the feed ({wrong}); the edit is undone")
+    what = " and ".join(o for o in (a["dtype"] and f"dtype {a['dtype']}", a["layout"] and f"layout {a['layout']}",
+                                    a["contiguous"] and "contiguous") if o)
+    emit.note(f"{path}:{fn.lineno}: {name}() now returns input {a['input']} as {what}"
               + (" (dry run: not written)" if a["dry_run"] else ""))
-    return {"file": path, "function": name, "input": a["input"], "position": position,
-            "dtype": a["dtype"] or None, "layout": a["layout"] or None,
-            "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
+    return {"file": path, "function": name, "line": fn.lineno, "input": a["input"], "position": position,
+            "traced": int(builder is not None), "dtype": a["dtype"] or None, "layout": a["layout"] or None,
+            "contiguous": int(bool(a["contiguous"])), "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ def args_json_flags_defaults_and_enums():
     raises(lambda: args.parse("quantize", script, ["--args-json", '{"metod": "MinMax"}']), "did you mean 'method'")
     raises(lambda: args.parse("quantize", script, ["--args-json", '{"percentile": 50}']), "must be >= 90")
     raises(lambda: args.parse("quantize", script, ["--args-json", "[1]"]), "must be a JSON object")
-    raises(lambda: args.parse("fix_input_feed", str(FIXES / "input_feed.py"), []), "needs argument(s) file")
+    raises(lambda: args.parse("fix_input_feed", str(FIXES / "input_feed.py"), []), "needs argument(s) input")
 
 
 @check
@@ -330,7 +330,7 @@ def input_feed_converts_what_the_app_feeds():
         assert t.shape == (2, 3, 4, 4) and t.dtype == torch.float32 and t.is_contiguous(), (t.shape, t.dtype)
         assert Path(d, "infer.py").read_text().count("def _aipc_conform_feed(") == 1
         rc, res = fix("--function", "nope", "--input", "image", "--dtype", "float32")
-        assert rc == 1 and "no top-level function nope()" in res["error"] and "run_inputs" in res["error"], res
+        assert rc == 1 and "no function nope()" in res["error"] and "run_inputs" in res["error"], res
         rc, res = fix("--function", "preprocess", "--input", "pixels", "--dtype", "float32")
         assert rc == 1 and "has no input 'pixels'" in res["error"], res
 

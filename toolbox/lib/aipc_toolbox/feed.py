@@ -5,11 +5,14 @@ Two kinds of mismatch look alike in a runtime's error message and are repaired i
 places, so the scripts name them before the runtime does:
 
 - **preprocessing** (run stage, `run_artifact`): an input whose dtype differs from the artifact's
-  (numpy's float64 default against a float32 model), or whose shape holds the artifact's sizes in
-  another order (channels-last frames for a channels-first model). The repair is in the app's
-  preprocessing, the file that defines run_inputs:
+  (numpy's float64 default against a float32 model), whose shape holds the artifact's sizes in
+  another order (channels-last frames for a channels-first model), or that is a non-contiguous
+  view (a transpose or a strided slice the app did not copy). The repair is in the app's
+  preprocessing: the warning names the project function that built the input, found by following
+  the run_inputs call (aipc_toolbox/builders.py), else run_inputs itself:
       aipc-warning: input dtype: item 0 of infer.py run_inputs() feeds image as float64, the artifact takes float32
       aipc-warning: input layout: item 0 of infer.py run_inputs() feeds image as (1, 8, 8, 1), the artifact takes (1, 1, 8, 8): channels-last data for a channels-first model
+      aipc-warning: input not contiguous: item 0 of app/pipeline.py Pipeline.to_batch() feeds image as a non-contiguous (1, 1, 8, 8) view (a transpose or slice): the runtime reads its buffer in memory order, so the model sees other values
 - **fixed dims** (inspect stage, `inspect`): the app feeds sizes in a dim the artifact fixes
   (other batch sizes, other sequence lengths). The repair is the export (dim 0 -> dynamic_batch,
   dim 1 -> dynamic_seq):
@@ -18,7 +21,7 @@ places, so the scripts name them before the runtime does:
 `expected` is a list of {"name", "shape" (ints; strings are symbolic dims), "dtype"} per artifact
 input, dtypes as numpy names (float32, int64).
 """
-from .emit import warn
+from .emit import note, warn
 
 ORT_TYPES = {"float": "float32", "double": "float64", "float16": "float16", "int64": "int64", "int32": "int32",
              "int8": "int8", "uint8": "uint8", "bool": "bool"}
@@ -68,19 +71,47 @@ def _layout_hint(got, want):
     return "the same sizes in another order (a transposed layout)"
 
 
-def check_preprocessing(origin, index, item, expected):
-    """Warn about dtype and layout mismatches of one run input tuple; returns the problems found."""
+def _contiguous(x):
+    if hasattr(x, "is_contiguous"):
+        return bool(x.is_contiguous())
+    flags = getattr(x, "flags", None)
+    return True if flags is None else bool(flags["C_CONTIGUOUS"])
+
+
+def check_preprocessing(origin, index, item, expected, builders=None, takes_strides=True):
+    """Warn about dtype, layout and contiguity mismatches of one run input tuple; returns the
+    problems found. `origin` names run_inputs; `builders` (one per input, from
+    Project.traced_run_inputs) name the function of the app that built each input, which the
+    warning names instead: the repair belongs there. `takes_strides`: the runtime copies a
+    non-contiguous input in order (onnxruntime), so one is only a note; ExecuTorch reads the
+    buffer as it lies in memory and gives wrong outputs without an error (measured: a transposed
+    NHWC view into a conv, max error 0.59), so there it is a warning."""
     problems = []
-    for x, spec in zip(item, expected):
-        got_dtype, want_dtype = dtype_name(x), dtype_name(spec["dtype"]) if spec.get("dtype") else None
-        if want_dtype and got_dtype != want_dtype:
-            warn("input dtype", f"item {index} of {origin} feeds {spec['name']} as {got_dtype}, the artifact takes {want_dtype}")
-            problems.append(("dtype", spec["name"], got_dtype, want_dtype))
-        got, want = shape_of(x), _static(spec.get("shape") or [])
-        if _permutation(got, want):
-            warn("input layout", f"item {index} of {origin} feeds {spec['name']} as {_fmt(got)}, the artifact takes "
-                 f"{_fmt(want)}: {_layout_hint(got, want)}")
-            problems.append(("layout", spec["name"], got, tuple(want)))
+    for k, (x, spec) in enumerate(zip(item, expected)):
+        b = builders[k] if builders and k < len(builders) else None
+        where_from = b.origin() if b else origin
+        problems.extend(_check_one(where_from, index, x, spec, takes_strides))
+    return problems
+
+
+def _check_one(origin, index, x, spec, takes_strides):
+    problems = []
+    got_dtype, want_dtype = dtype_name(x), dtype_name(spec["dtype"]) if spec.get("dtype") else None
+    if want_dtype and got_dtype != want_dtype:
+        warn("input dtype", f"item {index} of {origin} feeds {spec['name']} as {got_dtype}, the artifact takes {want_dtype}")
+        problems.append(("dtype", spec["name"], got_dtype, want_dtype))
+    got, want = shape_of(x), _static(spec.get("shape") or [])
+    if _permutation(got, want):
+        warn("input layout", f"item {index} of {origin} feeds {spec['name']} as {_fmt(got)}, the artifact takes "
+             f"{_fmt(want)}: {_layout_hint(got, want)}")
+        problems.append(("layout", spec["name"], got, tuple(want)))
+    elif not _contiguous(x):
+        text = f"item {index} of {origin} feeds {spec['name']} as a non-contiguous {_fmt(got)} view (a transpose or slice)"
+        if takes_strides:
+            note(f"{text}: the runtime copies it in order first")
+        else:
+            warn("input not contiguous", f"{text}: the runtime reads its buffer in memory order, so the model sees other values")
+            problems.append(("contiguous", spec["name"], got, got))
     return problems
 
 

@@ -218,9 +218,21 @@ class Project:
         """The inputs the project's application feeds the deployed model (aipc.toml `run_inputs`):
         a list of input tuples (tensors or numpy arrays, exactly as the app builds them: its own
         preprocessing, batch sizes and sequence lengths); [] when the key is not set."""
+        return self.traced_run_inputs()[0]
+
+    def traced_run_inputs(self):
+        """run_inputs(), and for each item the function of the project that built each of its
+        inputs (aipc_toolbox/builders.py: a Builder, or None when the trace does not find one)."""
         if not self.cfg.get("run_inputs"):
-            return []
-        d = self._call("run_inputs")
+            return [], []
+        from .builders import Trace
+
+        with Trace(self.root) as trace:
+            d = self._call("run_inputs")
+        items = self._run_items(d)
+        return items, [[trace.builder_of(x) for x in item] for item in items]
+
+    def _run_items(self, d):
         out = []
         for i, item in enumerate(d if isinstance(d, (list, tuple)) else [d]):
             if hasattr(item, "shape"):

@@ -6,14 +6,17 @@ numpy arrays become tensors with torch.from_numpy, dtype and strides kept).
 Before feeding a run input, its dtypes and shapes are compared with the artifact's inputs (from
 the .pte.json sidecar): a dtype the program does not take, or its sizes in another order (NHWC
 frames for an NCHW model), print `aipc-warning: input dtype: ...` / `aipc-warning: input
-layout: ...` naming the file that builds them; the runtime's own error follows.
+layout: ...` naming the function of the app that built them (followed from the run_inputs call);
+the runtime's own error follows. A non-contiguous view (a transpose the app did not copy) prints
+`aipc-warning: input not contiguous: ...`: ExecuTorch reads the buffer in memory order and the
+model silently sees other values, so `inputs_contiguous` is gated.
 
 Missing kernels (`Missing operator: [0] aten::_unique2.out`, `Failed to load method forward,
 error: 0x:14`) and input-contract errors (`Attempted to resize a static tensor`, error 0x10 /
 0x12) are ExecuTorch's own log lines (stderr) and exception; they surface unchanged.
 
 Metrics: ran (1/0), finite (1/0), batch, outputs (index -> shape), load_ms, run_ms, run_inputs
-(how many were fed).
+(how many were fed), inputs_contiguous (1/0: every run input was contiguous).
 """
 import time
 
@@ -46,7 +49,8 @@ def body(a):
     finite = all(bool(torch.isfinite(o).all()) for o in outs if o.is_floating_point())
     for n, s in shapes.items():
         emit.note(f"output {n}: {s}")
-    run_items = p.run_inputs()
+    run_items, builders = p.traced_run_inputs()
+    contiguous = True
     if run_items:
         import numpy as np
 
@@ -58,7 +62,8 @@ def body(a):
         emit.note(f"feeding the {len(run_items)} run inputs of {origin} (aipc.toml run_inputs) as the app builds them")
         for k, item in enumerate(run_items):
             tensors = [torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item]
-            feed.check_preprocessing(origin, k, tensors, expected)
+            problems = feed.check_preprocessing(origin, k, item, expected, builders[k], takes_strides=False)
+            contiguous = contiguous and not any(kind == "contiguous" for kind, *_ in problems)
             emit.note(f"run input {k}: " + ", ".join(f"{e['name']}{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}"
                                                      for e, t in zip(expected, tensors)))
             ys = method.execute(tensors)
@@ -66,7 +71,8 @@ def body(a):
     if not finite:
         emit.note("outputs contain NaN or Inf")
     return {"artifact": path, "ran": 1, "finite": int(finite), "batch": int(inputs[0].shape[0]), "outputs": shapes,
-            "load_ms": round(load_s * 1000, 3), "run_ms": round(run_ms, 3), "run_inputs": len(run_items)}
+            "load_ms": round(load_s * 1000, 3), "run_ms": round(run_ms, 3), "run_inputs": len(run_items),
+            "inputs_contiguous": int(contiguous)}
 
 
 if __name__ == "__main__":

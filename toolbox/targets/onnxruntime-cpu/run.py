@@ -44,14 +44,14 @@ def body(a):
     run_ms = (time.monotonic() - t0) * 1000
     shapes = {o.name: list(np.asarray(y).shape) for o, y in zip(sess.get_outputs(), outs)}
     finite = all(np.isfinite(np.asarray(y)).all() for y in outs if np.issubdtype(np.asarray(y).dtype, np.floating))
-    run_items = p.run_inputs()
+    run_items, builders = p.traced_run_inputs()
     if run_items:
         origin = feed.where(p)
         expected = [{"name": i.name, "shape": i.shape, "dtype": feed.dtype_name(i.type)} for i in sess.get_inputs()]
         emit.note(f"feeding the {len(run_items)} run inputs of {origin} (aipc.toml run_inputs) as the app builds them")
         for k, item in enumerate(run_items):
             arrays_k = [t if isinstance(t, np.ndarray) else t.numpy() for t in item]
-            feed.check_preprocessing(origin, k, arrays_k, expected)
+            feed.check_preprocessing(origin, k, item, expected, builders[k])
             emit.note(f"run input {k}: " + ", ".join(f"{e['name']}{tuple(x.shape)}:{x.dtype}" for e, x in zip(expected, arrays_k)))
             ys = sess.run(None, feed_dict(sess, arrays_k))
             finite = finite and all(np.isfinite(np.asarray(y)).all() for y in ys if np.issubdtype(np.asarray(y).dtype, np.floating))

@@ -1,0 +1,106 @@
+"""Which function of the project built each input the application feeds: the call of aipc.toml
+`run_inputs` is followed with a profile hook, and every array or tensor a project function
+returns is remembered (with the tuples and lists that hold them), so an input can be traced back
+to the innermost project function that returned that very object — the app's own preprocessing
+(`Pipeline.to_batch` in `app/pipeline.py`), not the hook that collects its results.
+
+A repair of the input contract (dtype, layout, contiguity) belongs in that function: a fix in the
+hook would leave the app's real inference path as wrong as it was.
+"""
+import os
+import sys
+from dataclasses import dataclass
+
+MAX_RETURNS = 50_000  # returns remembered per traced call; beyond it the trace is partial
+CONFORM = "_aipc_conform_feed"  # fix_input_feed's decorator (toolbox/fixes/input_feed.py)
+
+
+@dataclass(frozen=True)
+class Builder:
+    """A project function that returned an input: `file` (relative to the project), `function`
+    (its qualified name, `Class.method` for a method), `line` (of its `def`), and `position`:
+    None when it returned the input itself, else the input's index in the tuple it returned (or
+    in each tuple of the list it returned)."""
+
+    file: str
+    function: str
+    line: int
+    position: object = None
+
+    def origin(self):
+        """`app/pipeline.py Pipeline.to_batch()`, as the warnings name it."""
+        return f"{self.file} {self.function}()"
+
+
+def _holds(value):
+    return hasattr(value, "shape") and hasattr(value, "dtype")
+
+
+class Trace:
+    """Profile hook over project code: the (value, code) of every return worth remembering."""
+
+    def __init__(self, root):
+        self.root = os.path.realpath(root) + os.sep
+        self.returns = []
+        self._files = {}
+
+    def _in_project(self, filename):
+        inside = self._files.get(filename)
+        if inside is None:
+            real = os.path.realpath(filename)
+            inside = real.startswith(self.root) and os.sep + "site-packages" + os.sep not in real
+            self._files[filename] = inside
+        return inside
+
+    def _hook(self, frame, event, arg):
+        if event != "return" or arg is None or len(self.returns) >= MAX_RETURNS:
+            return
+        code = frame.f_code
+        if not self._in_project(code.co_filename) or code.co_name.startswith("<"):
+            return  # not the project's, or a comprehension / lambda inside a function that is
+        qualname = getattr(code, "co_qualname", code.co_name)
+        if qualname.startswith(CONFORM):
+            # fix_input_feed's decorator: what its wrapper returns, the decorated function built
+            wrapped = frame.f_locals.get("function") if qualname.endswith(".conformed") else None
+            if wrapped is None or not hasattr(wrapped, "__code__"):
+                return
+            code = wrapped.__code__
+        if _holds(arg) or (isinstance(arg, (tuple, list)) and 0 < len(arg) <= 4096):
+            self.returns.append((arg, code))
+
+    def __enter__(self):
+        self._previous = sys.getprofile()
+        sys.setprofile(self._hook)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(self._previous)
+        return False
+
+    def builder_of(self, x):
+        """The innermost project function that returned `x` (returns are recorded innermost
+        first), or None."""
+        for value, code in self.returns:
+            position = _where(value, x)
+            if position is not False:
+                file = os.path.relpath(os.path.realpath(code.co_filename), self.root)
+                name = getattr(code, "co_qualname", code.co_name).replace(".<locals>", "")
+                return Builder(file, name, code.co_firstlineno, position)
+        return None
+
+
+def _where(value, x):
+    """None when `value` is `x`; k when x is element k of the tuple `value` or of every... of one
+    of the tuples in the list `value`; False when `value` does not hold x."""
+    if value is x:
+        return None
+    if isinstance(value, (tuple, list)):
+        for k, v in enumerate(value):
+            if v is x:
+                return k
+        for item in value[:4096]:
+            if isinstance(item, (tuple, list)):
+                for k, v in enumerate(item):
+                    if v is x:
+                        return k
+    return False
