@@ -138,6 +138,36 @@ def traced_builder(input_name, position):
     return None, None
 
 
+def other_callers(path, name, hook):
+    """Calls of the fixed function elsewhere in the project (file:line caller), besides the
+    run_inputs hook: each now gets the converted input, and one that converted it itself (an
+    eager pipeline's own .permute) must be looked at. A static scan by name, so it may list a
+    same-named function of another class too."""
+    import os
+
+    short = name.rsplit(".", 1)[-1]
+    found = []
+    for root, dirs, files in os.walk("."):
+        dirs[:] = [x for x in dirs if not x.startswith(".") and x not in ("build", "__pycache__")]
+        for f in sorted(files):
+            if not f.endswith(".py"):
+                continue
+            file = os.path.relpath(os.path.join(root, f))
+            try:
+                tree = ast.parse(open(file).read())
+            except (OSError, SyntaxError, ValueError):
+                continue
+            for fn in ast.walk(tree):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or (file, fn.name) == hook:
+                    continue
+                for node in ast.walk(fn):
+                    callee = getattr(node, "func", None)
+                    called = getattr(callee, "id", None) or getattr(callee, "attr", None)
+                    if isinstance(node, ast.Call) and called == short and fn.name != short:
+                        found.append(f"{file}:{node.lineno} {fn.name}()")
+    return sorted(set(found))
+
+
 def measure_after(input_name, position, a):
     """Run the app's run_inputs again (a fresh interpreter: the edited module is imported anew) and
     say what is still wrong with the input, or None."""
@@ -214,11 +244,18 @@ def body(a):
             raise FixRefused(f"{path}:{fn.lineno}: decorating {name}() did not fix the feed ({wrong}); the edit is undone")
     what = " and ".join(o for o in (a["dtype"] and f"dtype {a['dtype']}", a["layout"] and f"layout {a['layout']}",
                                     a["contiguous"] and "contiguous") if o)
+    from aipc_toolbox.project import Project
+
+    hook = Project().spec_file("run_inputs") if builder is not None else ("", "")
+    others = other_callers(path, name, hook)
+    if others:
+        emit.note(f"{name}() is also called at {', '.join(others)}: those callers now get the converted input too; "
+                  "one that converted it itself (e.g. its own transpose) must drop that conversion")
     emit.note(f"{path}:{fn.lineno}: {name}() now returns input {a['input']} as {what}"
               + (" (dry run: not written)" if a["dry_run"] else ""))
     return {"file": path, "function": name, "line": fn.lineno, "input": a["input"], "position": position,
             "traced": int(builder is not None), "dtype": a["dtype"] or None, "layout": a["layout"] or None,
-            "contiguous": int(bool(a["contiguous"])), "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
+            "contiguous": int(bool(a["contiguous"])), "other_callers": others, "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ def a_helper_the_hook_calls_is_fixed_not_the_hook():
         """})
     rc, res, out = fix(d, input="image", dtype="float32", file="app.py", function="run_inputs")
     assert rc == 0 and res["function"] == "scale" and res["traced"] == 1, out
+    assert res["other_callers"] == [], res
     assert "builds input image in app.py:5 scale()" in out, out
     assert "@_aipc_conform_feed(None, dtype=\"float32\")\ndef scale" in (d / "app.py").read_text()
     assert fed(d) == [[["float32", [1, 1, 8, 8], True]]] * 3
@@ -99,9 +100,15 @@ def a_method_and_a_staticmethod_of_the_apps_class():
         def run_inputs():
             p = Pipeline(8)
             return [(p.to_batch(k),) for k in range(2)]
+
+
+        def eager(k):
+            return Pipeline(8).to_batch(k).permute(0, 3, 1, 2)
         """}, run="app.pipeline:run_inputs")
     rc, res, out = fix(d, input="image", layout="nchw", dtype="float32")
     assert rc == 0 and res["function"] == "Pipeline.to_batch" and res["file"] == "app/pipeline.py", out
+    assert [c.split(":")[0] + " " + c.split(" ")[1] for c in res["other_callers"]] == ["app/pipeline.py eager()"], res
+    assert "eager() is" not in out and "must drop that conversion" in out, out
     text = (d / "app/pipeline.py").read_text()
     assert "    @_aipc_conform_feed(None, dtype=\"float32\", layout=\"nchw\")\n    def to_batch(self, k):" in text, text
     assert fed(d, "app.pipeline:run_inputs") == [[["float32", [1, 1, 8, 8], True]]] * 2
