@@ -26,8 +26,10 @@ None), or element `position` of the tuple it returns (or of each tuple of the li
   only for one channel;
 - the result is always contiguous (np.ascontiguousarray / .contiguous()).
 
-The function's own code is left as it is. A function that already has the decorator is refused:
-a second conversion of the same input would be wrong. After the edit the trace is run again on
+The function's own code is left as it is. When the function already converts the same input
+(a dtype fixed first, then the layout the next run names), the one decorator gets both
+conversions; asking for another dtype or layout than the one it has is refused (two conversions
+of one input would be wrong). After the edit the trace is run again on
 the fixed file: the input must now have the dtype/layout asked for and be contiguous, else the
 edit is undone and the tool fails with what it measured.
 
@@ -138,6 +140,27 @@ def traced_builder(input_name, position):
     return None, None
 
 
+def decorator_options(position, conversions):
+    return ", ".join([str(position)] + [f'{k}="{v}"' for k, v in conversions.items() if v])
+
+
+def existing_conversion(fn, position, path, name):
+    """(decorator node, {dtype, layout}) of the @_aipc_conform_feed already on `fn` for input
+    `position`, or None (one for another input may stay: each converts its own position)."""
+    for deco in fn.decorator_list:
+        if not (isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == DECORATOR):
+            continue
+        try:
+            had_position = ast.literal_eval(deco.args[0]) if deco.args else None
+            had = {k.arg: ast.literal_eval(k.value) for k in deco.keywords if k.arg in ("dtype", "layout")}
+        except ValueError as e:
+            raise FixRefused(f"{path}:{deco.lineno}: {name}()'s @{DECORATOR} has arguments that are not literals ({e}); "
+                             "edit it by hand") from None
+        if had_position == position:
+            return deco, had
+    return None
+
+
 def other_callers(path, name, hook):
     """Calls of the fixed function elsewhere in the project (file:line caller), besides the
     run_inputs hook: each now gets the converted input, and one that converted it itself (an
@@ -216,20 +239,28 @@ def body(a):
     decorator_position = None if returned == "itself" else (returned if isinstance(returned, int) else position)
     text, tree = read(path)
     fn = find_function(tree, path, name)
-    for deco in fn.decorator_list:
-        target = deco.func if isinstance(deco, ast.Call) else deco
-        if isinstance(target, ast.Name) and target.id == DECORATOR:
-            raise FixRefused(f"{path}:{deco.lineno}: {name}() already converts its feed with @{DECORATOR}; "
-                             "edit that decorator's arguments instead of adding a second conversion")
-    options = [str(decorator_position)]
-    if a["dtype"]:
-        options.append(f'dtype="{a["dtype"]}"')
-    if a["layout"]:
-        options.append(f'layout="{a["layout"]}"')
+    wanted = {"dtype": a["dtype"] or None, "layout": a["layout"] or None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]
     indent = line[: len(line) - len(line.lstrip())]
-    lines.insert(fn.lineno - 1, f"{indent}@{DECORATOR}({', '.join(options)})\n")
+    existing = existing_conversion(fn, decorator_position, path, name)
+    if existing is not None:
+        # One more property of the same input (a layout after a dtype): one decorator, both conversions.
+        deco, had = existing
+        for key, value in wanted.items():
+            if value and had.get(key) and had[key] != value:
+                raise FixRefused(f"{path}:{deco.lineno}: {name}() already converts {a['input']} to {key} {had[key]!r}, "
+                                 f"not {value!r}: edit that decorator by hand if the artifact changed")
+        merged = {k: wanted[k] or had.get(k) for k in ("dtype", "layout")}
+        if merged == {k: had.get(k) for k in ("dtype", "layout")}:
+            raise FixRefused(f"{path}:{deco.lineno}: {name}() already converts {a['input']} this way; the feed is still wrong "
+                             "elsewhere: read the warning's function again")
+        first = deco.lineno
+        lines[first - 1: deco.end_lineno] = [f"{indent}@{DECORATOR}({decorator_options(decorator_position, merged)})\n"]
+        emit.note(f"{path}:{first}: {name}() already converted {a['input']} ({', '.join(f'{k} {v}' for k, v in had.items() if v)}); "
+                  "the same decorator now converts both")
+    else:
+        lines.insert(fn.lineno - 1, f"{indent}@{DECORATOR}({decorator_options(decorator_position, wanted)})\n")
     new = "".join(lines)
     if f"def {DECORATOR}(" not in new:
         lines = new.splitlines(keepends=True)

@@ -153,6 +153,35 @@ def the_hook_building_the_input_inline_and_a_second_input():
 
 
 @check
+def two_properties_of_one_input_in_two_calls_share_one_decorator():
+    d = project({"app/__init__.py": "", "app/stream.py": """
+        import numpy as np
+
+
+        class FrameStream:
+            def _standardise(self, raw):
+                return (raw - raw.mean()) / (raw.std() + 1e-6)
+
+            def frame(self, k):
+                raw = np.arange(12 * 12 * 3, dtype=np.float64).reshape(1, 12, 12, 3) + k
+                return self._standardise(raw)
+
+
+        def run_inputs():
+            s = FrameStream()
+            return [(s.frame(k),) for k in range(2)]
+        """}, run="app.stream:run_inputs")
+    rc, res, out = fix(d, input="image", dtype="float32")
+    assert rc == 0 and res["function"] == "FrameStream._standardise", out
+    assert fed(d, "app.stream:run_inputs") == [[["float32", [1, 12, 12, 3], True]]] * 2
+    rc, res, out = fix(d, input="image", layout="nchw")
+    assert rc == 0 and "now converts both" in out, out
+    text = (d / "app/stream.py").read_text()
+    assert text.count("@_aipc_conform_feed(") == 1 and '(None, dtype="float32", layout="nchw")' in text, text
+    assert fed(d, "app.stream:run_inputs") == [[["float32", [1, 3, 12, 12], True]]] * 2
+
+
+@check
 def a_transposed_view_is_made_contiguous():
     d = project({"app.py": """
         import torch
@@ -189,8 +218,10 @@ def a_fix_that_changes_nothing_fed_is_undone_and_a_second_is_refused():
     # the hook builds a new array from build()'s: the trace names the hook itself
     rc, res, out = fix(d, input="image", dtype="float32")
     assert rc == 0 and res["function"] == "run_inputs", out
+    rc, res, out = fix(d, input="image", dtype="float16")
+    assert rc == 1 and "already converts image to dtype 'float32', not 'float16'" in res["error"], out
     rc, res, out = fix(d, input="image", dtype="float32")
-    assert rc == 1 and "already converts its feed" in res["error"], out
+    assert rc == 1 and "already converts image this way" in res["error"], out
     # the app feeds a cached object, not the value the function returns after the decoration:
     # the fix does not reach what is fed, so it is undone and says what it measured
     d = project({"app.py": """
