@@ -32,8 +32,8 @@ def _window(kind, rng):
 def windows(count, seed):
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, CONDITIONS, size=count)
-    x = np.stack([_window(int(k), rng) for k in labels]).astype(np.float32)[:, None, :]
-    return torch.from_numpy(x), torch.from_numpy(labels.astype(np.int64))
+    x = np.stack([_window(int(k), rng) for k in labels]).astype(np.float32)
+    return torch.from_numpy(x).unsqueeze(1), torch.from_numpy(labels.astype(np.int64))
 
 
 def fit_windows():
