@@ -17,6 +17,31 @@ import numpy as np
 from . import emit, metrics
 
 
+def project_format(p, target, formats, default):
+    """The format aipc.toml asks for (`int8_format`, else the target's `default`), checked against
+    the target's `formats`."""
+    fmt = p.get("int8_format") or default
+    if fmt not in formats:
+        raise emit.ToolError(f"{p._where('int8_format')}: int8_format = {fmt!r} is not an {target} format; "
+                             "use one of " + ", ".join(formats))
+    return fmt
+
+
+def eager_reference(p, samples):
+    """The project's eval inputs (the first `samples`, all when None) as numpy arrays, their labels
+    (or None) and the eager model's outputs on them: what every format is compared with."""
+    from .tensors import eager_outputs, take
+
+    inputs, labels = p.eval_data()
+    inputs = take(inputs, samples)
+    labels = None if labels is None else labels[: inputs[0].shape[0]].numpy()
+    return [t.numpy() for t in inputs], labels, eager_outputs(p.load_model(), inputs)
+
+
+def calibration_note(artifact, recorded):
+    emit.note("calibration settings " + (f"of {artifact} reused: {recorded}" if recorded else "by default (no recorded INT8 build)"))
+
+
 def format_fields(artifact, built, wanted, chosen_by):
     """inspect's fields for an INT8 artifact built in format `built` when aipc.toml asks for
     `wanted`, and its line when they differ: the artifact int8_formats measured and kept is

@@ -15,7 +15,7 @@ import shutil
 
 from aipc_toolbox import emit, int8_choice
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import eager_outputs, rebatch, take
+from aipc_toolbox.tensors import rebatch
 
 FP32, INT8, OUT_DIR = "build/model.pte", "build/model_int8.pte", "build/int8_formats"
 
@@ -31,12 +31,8 @@ def body(a):
     recorded = side.get("quantize") or {}
     previous = recorded.get("format") if side else None
     calib = {k: recorded[k] for k in quantize.CALIB_KEYS if k in recorded}
-    emit.note("calibration settings " + (f"of {INT8} reused: {calib}" if calib else "by default (no recorded INT8 build)"))
-    inputs, labels = p.eval_data()
-    inputs = take(inputs, a["samples"])
-    labels = None if labels is None else labels[: inputs[0].shape[0]].numpy()
-    ref = eager_outputs(p.load_model(), inputs)
-    arrays = [t.numpy() for t in inputs]
+    int8_choice.calibration_note(INT8, calib)
+    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
     os.makedirs(OUT_DIR, exist_ok=True)
 
     def build_one(fmt):

@@ -46,11 +46,9 @@ CALIB_KEYS = ("observer", "moving_average", "drop_outliers")
 
 def project_format(p):
     """The format aipc.toml asks for (`int8_format`), checked against this target's list."""
-    fmt = p.get("int8_format") or DEFAULT_FORMAT
-    if fmt not in FORMATS:
-        raise emit.ToolError(f"{p._where('int8_format')}: int8_format = {fmt!r} is not an executorch-xnnpack format; "
-                             "use one of " + ", ".join(FORMATS))
-    return fmt
+    from aipc_toolbox.int8_choice import project_format as checked
+
+    return checked(p, "executorch-xnnpack", FORMATS, DEFAULT_FORMAT)
 
 
 def _config(per_channel, observer, moving_average, dynamic=False):

@@ -23,7 +23,7 @@ import shutil
 
 from aipc_toolbox import emit, int8_choice
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import eager_outputs, rebatch, take
+from aipc_toolbox.tensors import rebatch
 
 FP32, INT8, OUT_DIR = "build/model.onnx", "build/model_int8.onnx", "build/int8_formats"
 
@@ -37,13 +37,9 @@ def body(a):
     wanted = project_format(p)
     previous, calib = (recorded(INT8) if os.path.isfile(INT8) else (None, {}))
     calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
-    emit.note("calibration settings " + (f"of {INT8} reused: {calib}" if calib else "by default (no recorded INT8 build)"))
+    int8_choice.calibration_note(INT8, calib)
     feeds, _audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
-    inputs, labels = p.eval_data()
-    inputs = take(inputs, a["samples"])
-    labels = None if labels is None else labels[: inputs[0].shape[0]].numpy()
-    ref = eager_outputs(p.load_model(), inputs)
-    arrays = [t.numpy() for t in inputs]
+    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
     os.makedirs(OUT_DIR, exist_ok=True)
     tmp, pre, _mode = pre_processed(src)
 

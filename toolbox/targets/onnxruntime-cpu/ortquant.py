@@ -16,6 +16,7 @@ import json
 import os
 import tempfile
 import time
+import traceback
 
 import numpy as np
 
@@ -41,11 +42,9 @@ QUANT_OPS = ("QuantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearM
 
 def project_format(p):
     """The format aipc.toml asks for (`int8_format`), checked against this target's list."""
-    fmt = p.get("int8_format") or DEFAULT_FORMAT
-    if fmt not in FORMATS:
-        raise emit.ToolError(f"{p._where('int8_format')}: int8_format = {fmt!r} is not an onnxruntime-cpu format; "
-                             "use one of " + ", ".join(FORMATS))
-    return fmt
+    from aipc_toolbox.int8_choice import project_format as checked
+
+    return checked(p, "onnxruntime-cpu", FORMATS, DEFAULT_FORMAT)
 
 
 def recorded(path):
@@ -72,20 +71,23 @@ def pre_process(src, pre):
     """quant_pre_process (shape inference + graph optimisation); returns how it ran.
 
     ORT's symbolic shape inference gives up on some graphs with a symbolic dim (a transformer
-    with a dynamic sequence: "Incomplete symbolic shape inference"); the pre-processing then
-    runs with ONNX's own shape inference only (skip_symbolic_shape), which quantize_static
-    accepts: the quantized graph is the same, the step only loses some optimisations.
+    with a dynamic sequence: "Incomplete symbolic shape inference"), and crashes on others (a
+    graph-level rewrite's Where -> ReduceMax before a Concat: "TypeError: 'NoneType' object is
+    not iterable" in _infer_Concat, onnxruntime 1.32); the pre-processing then runs with ONNX's
+    own shape inference only (skip_symbolic_shape), which quantize_static accepts: the quantized
+    graph is the same, the step only loses some optimisations.
     """
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     try:
         quant_pre_process(src, pre)
         return "full"
-    except Exception as e:  # noqa: BLE001 - the message decides
-        if "Incomplete symbolic shape inference" not in str(e):
+    except Exception as e:  # noqa: BLE001 - where it failed decides
+        in_symbolic = any("symbolic_shape_infer" in f.filename for f in traceback.extract_tb(e.__traceback__))
+        if "Incomplete symbolic shape inference" not in str(e) and not in_symbolic:
             raise
-        emit.note(f"quant_pre_process: {e} (a symbolic dim it cannot follow); pre-processing again with "
-                  "skip_symbolic_shape=True (ONNX shape inference only)")
+        emit.note(f"quant_pre_process: {emit.describe(e)} (in onnxruntime's symbolic shape inference); pre-processing "
+                  "again with skip_symbolic_shape=True (ONNX shape inference only)")
         # That path loses an external-data file on the way ("should be stored in /tmp/pre.quant.../...,
         # but it is not regular file"): give it a one-file copy of the model.
         import onnx
