@@ -289,6 +289,12 @@ const CASES: &[Case] = &[
         &[("file", "infer.py"), ("input", "frames"), ("sizes", "6, 11, 16, 23, 32"), ("dim", "1"), ("option", "dynamic_seq"), ("fixed", "16")]),
     gated(ET, "toolbox/ort-inspect-fixed-dim.txt", "fp32 delegation and dims", &["dynamic_dims_ok == 1=0.0000"],
         "shape.fixed_dim", "dynamic-shape", &[("option", "dynamic_seq")]),
+    gated(ORT, "toolbox/ort-inspect-fixed-dim-2.txt", "opset, external data and dims", &["dynamic_dims_ok == 1=0.0000"],
+        "shape.fixed_dim_any", "dynamic-shape",
+        &[("file", "monitor.py"), ("input", "signal"), ("dim", "2"), ("dims_json", "[\"signal:2:512\"]"), ("fixed", "128")]),
+    // The line is feed.py's, the same on both targets.
+    gated(ET, "toolbox/ort-inspect-fixed-dim-2.txt", "fp32 delegation and dims", &["dynamic_dims_ok == 1=0.0000"],
+        "shape.fixed_dim_any", "dynamic-shape", &[("dims_json", "[\"signal:2:512\"]")]),
     gated(ORT, "synthetic/inspect-fixed-dim-other.txt", "opset, external data and dims", &["dynamic_dims_ok == 1=0.0000"],
         "shape.fixed_dim_other", "dynamic-shape", &[("dim", "2"), ("fixed", "28")]),
     gated(ET, "synthetic/inspect-fixed-dim-other.txt", "fp32 delegation and dims", &["dynamic_dims_ok == 1=0.0000"],

@@ -484,6 +484,34 @@ def project_run_inputs_shipped_artifact_and_new_keys():
 
 
 @check
+def dynamic_dims_beyond_batch_and_sequence():
+    import torch
+
+    from aipc_toolbox import feed
+    from aipc_toolbox.tensors import dynamic_shapes
+
+    x, mask = torch.zeros(2, 3, 128), torch.zeros(2, 128)
+    shapes = dynamic_shapes((x, mask), extra=[(0, 2, 512)])
+    assert shapes[1] is None and list(shapes[0]) == [2] and shapes[0][2].max == 512, shapes
+    both = dynamic_shapes((x, torch.zeros(2, 5, 128)), batch=True, extra=[(0, 2, 512), (1, 2, 512)])
+    assert both[0][2] is both[1][2] and both[0][0] is both[1][0], "same dim and max: one shared Dim"
+    raises(lambda: dynamic_shapes((torch.zeros(2, 3, 1),), extra=[(0, 2, 64)]), "between 2 and 64")
+    raises(lambda: dynamic_shapes((x,), extra=[(0, 3, 64)]), "no dim 3")
+    assert feed._dims_option("signal", 2, 256, ["other:3:8", "signal:2:300"]) == 'dynamic_dims = ["other:3:8", "signal:2:512"]'
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "aipc.toml").write_text('[project]\nmodel = "m:f"\nexample_inputs = "d:x"\ninput_names = ["signal"]\n'
+                                        'dynamic_dims = ["signal:2:512", "signal:x:3"]\n')
+        cwd = os.getcwd()
+        os.chdir(d)
+        try:
+            from aipc_toolbox.project import Project
+
+            raises(lambda: Project().dynamic_dims(1), "aipc.toml:5: dynamic_dims entry 'signal:x:3'")
+        finally:
+            os.chdir(cwd)
+
+
+@check
 def fp32_over_budget_line_matches_the_tables():
     out = {"p50_ms": 0.5625, "int8_p50_ms": 0.21}
     line = "aipc-warning: fp32 over budget: " + budget_line("build/model.onnx", out, 0.3, "build/model_int8.onnx", "none")

@@ -14,9 +14,10 @@ places, so the scripts name them before the runtime does:
       aipc-warning: input layout: item 0 of infer.py run_inputs() feeds image as (1, 8, 8, 1), the artifact takes (1, 1, 8, 8): channels-last data for a channels-first model
       aipc-warning: input not contiguous: item 0 of app/pipeline.py Pipeline.to_batch() feeds image as a non-contiguous (1, 1, 8, 8) view (a transpose or slice): the runtime reads its buffer in memory order, so the model sees other values
 - **fixed dims** (inspect stage, `inspect`): the app feeds sizes in a dim the artifact fixes
-  (other batch sizes, other sequence lengths). The repair is the export (dim 0 -> dynamic_batch,
-  dim 1 -> dynamic_seq):
+  (other batch sizes, other sequence lengths, other signal lengths). The repair is the export
+  (dim 0 -> dynamic_batch, dim 1 -> dynamic_seq, any other -> aipc.toml dynamic_dims):
       aipc-warning: fixed dim: infer.py run_inputs() feeds frames with sizes 6, 11, 16, 23 in dim 1 (dynamic_seq), the artifact fixes it to 16
+      aipc-warning: fixed dim: monitor.py windows() feeds signal with sizes 64, 128, 256 in dim 2 (dynamic_dims = ["signal:2:512"]), the artifact fixes it to 128
 
 `expected` is a list of {"name", "shape" (ints; strings are symbolic dims), "dtype"} per artifact
 input, dtypes as numpy names (float32, int64).
@@ -115,7 +116,17 @@ def _check_one(origin, index, x, spec, takes_strides):
     return problems
 
 
-def fixed_dims(origin, items, expected):
+def _dims_option(name, dim, largest, existing):
+    """`dynamic_dims = [...]`: the aipc.toml setting that makes this dim dynamic too (the entries
+    already there kept), with room for twice the largest size fed."""
+    import json
+
+    entry = f"{name}:{dim}:{max(2 * largest, 2)}"
+    kept = [e for e in existing if not e.startswith(f"{name}:{dim}:")]
+    return "dynamic_dims = " + json.dumps(kept + [entry])
+
+
+def fixed_dims(origin, items, expected, existing=()):
     """Dims the artifact fixes while the run inputs feed other sizes there (layout mismatches, which
     `check_preprocessing` names, are left out). Warns once per (input, dim); returns the list of
     {"input", "dim", "fixed", "sizes"}."""
@@ -134,7 +145,7 @@ def fixed_dims(origin, items, expected):
         for d, seen in sorted(sizes.items()):
             if want[d] is None or seen == {want[d]}:
                 continue
-            option = DIM_OPTIONS.get(d, "static in the toolbox export")
+            option = DIM_OPTIONS.get(d) or _dims_option(spec["name"], d, max(seen), existing)
             warn("fixed dim", f"{origin} feeds {spec['name']} with sizes {', '.join(map(str, sorted(seen)))} in dim {d} "
                  f"({option}), the artifact fixes it to {want[d]}")
             found.append({"input": spec["name"], "dim": d, "fixed": want[d], "sizes": sorted(seen)})

@@ -243,6 +243,19 @@ class Project:
             out.append(item)
         return out
 
+    def dynamic_dims(self, count):
+        """aipc.toml dynamic_dims as (input index, dim, max) triples for `count` inputs."""
+        names = self.input_names(count)
+        out = []
+        for entry in self.cfg.get("dynamic_dims") or []:
+            parts = entry.split(":")
+            ok = len(parts) == 3 and parts[0] in names and parts[1].isdigit() and parts[2].isdigit()
+            if not ok:
+                raise ToolError(f"{self._where('dynamic_dims')}: dynamic_dims entry {entry!r}: expected \"<input>:<dim>:<max>\" "
+                                f"with an input of input_names ({', '.join(names)}), e.g. \"{names[0]}:2:512\"")
+            out.append((names.index(parts[0]), int(parts[1]), int(parts[2])))
+        return out
+
     def spec_file(self, key):
         """`infer.py` for `run_inputs = "infer:run_inputs"`: the file that holds a module:function."""
         spec = self.cfg.get(key) or ""

@@ -49,19 +49,20 @@ def rebatch(inputs, batch):
     return tuple(out)
 
 
-def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64):
+def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, extra=()):
     """torch.export `dynamic_shapes` for the example inputs, or None when nothing is dynamic.
 
     batch: dim 0 of every input is one shared Dim "batch" (1..batch_max); seq: dim 1 of every
     input of rank >= 2 is one shared Dim "seq" (1..seq_max), the batch-first sequence layout
-    (tokens (B, T), frames (B, T, F), a mask (B, T)). A dynamic dim needs an example size >= 2:
-    torch.export specialises sizes 0 and 1 to constants.
+    (tokens (B, T), frames (B, T, F), a mask (B, T)). extra: (input index, dim, max) for any other
+    dim (aipc.toml dynamic_dims); entries with the same dim and max share one Dim. A dynamic dim
+    needs an example size >= 2: torch.export specialises sizes 0 and 1 to constants.
     """
     import torch
 
     from .emit import ToolError
 
-    if not (batch or seq):
+    if not (batch or seq or extra):
         return None
     for i, t in enumerate(inputs):
         if batch and t.shape[0] < 2:
@@ -70,9 +71,23 @@ def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64):
         if seq and t.dim() >= 2 and t.shape[1] < 2:
             raise ToolError(f"example input {i} has sequence length {t.shape[1]} (dim 1) with a dynamic sequence: give "
                             "example_inputs a length >= 2 (torch.export specialises a size-1 dimension to a constant)")
-    dims = {}
-    if batch:
-        dims[0] = torch.export.Dim("batch", min=1, max=batch_max)
-    if seq:
-        dims[1] = torch.export.Dim("seq", min=1, max=seq_max)
-    return tuple({d: v for d, v in dims.items() if d < t.dim()} or None for t in inputs)
+    per_input = [{} for _ in inputs]
+    batch_dim = torch.export.Dim("batch", min=1, max=batch_max) if batch else None
+    seq_dim = torch.export.Dim("seq", min=1, max=seq_max) if seq else None
+    for t, dims in zip(inputs, per_input):
+        if batch_dim is not None:
+            dims[0] = batch_dim
+        if seq_dim is not None and t.dim() >= 2:
+            dims[1] = seq_dim
+    shared = {}
+    for i, d, high in extra:
+        t = inputs[i]
+        if d >= t.dim():
+            raise ToolError(f"dynamic_dims: example input {i} has {t.dim()} dims, no dim {d}")
+        if t.shape[d] < 2 or t.shape[d] > high:
+            raise ToolError(f"dynamic_dims: example input {i} has size {t.shape[d]} in dim {d}: give example_inputs a size "
+                            f"between 2 and {high} there (torch.export specialises a size-1 dimension to a constant)")
+        key = (d, high)
+        shared.setdefault(key, torch.export.Dim(f"dim{d}_{high}", min=1, max=high))
+        per_input[i][d] = shared[key]
+    return tuple(dims or None for dims in per_input)

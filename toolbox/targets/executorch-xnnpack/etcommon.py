@@ -150,10 +150,10 @@ def read_sidecar(path):
     return side
 
 
-def dynamic_shapes(inputs, dynamic, batch_max, seq=False, seq_max=64):
+def dynamic_shapes(inputs, dynamic, batch_max, seq=False, seq_max=64, extra=()):
     from aipc_toolbox.tensors import dynamic_shapes as shapes
 
-    return shapes(inputs, dynamic, seq, batch_max, seq_max)
+    return shapes(inputs, dynamic, seq, batch_max, seq_max, extra)
 
 
 def load_method(path):

@@ -41,7 +41,7 @@ def body(a):
     emit.note(f"exporting {p['model']} to {out}: torch.export, dynamic batch {dynamic}, dynamic seq {seq}, inputs "
               + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
     t0 = time.monotonic()
-    ep = torch.export.export(model, inputs, dynamic_shapes=etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"]))
+    ep = torch.export.export(model, inputs, dynamic_shapes=etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(inputs))))
     ep, applied = rewrites.rewrite_for_export(ep, keys)
     export_s = time.monotonic() - t0
     emit.note(f"torch.export done in {export_s:.2f} s; lowering with XnnpackPartitioner")

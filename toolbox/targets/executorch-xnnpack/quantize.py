@@ -108,7 +108,7 @@ def body(a):
     samples = p.calibration_data()
     audit, kept = calib.checked_samples(p, samples, a["drop_outliers"])
     found, maxes, median = audit.outliers, audit.maxes, audit.median
-    shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"])
+    shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(inputs)))
     cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
     emit.note(f"PT2E int8 {fmt}: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {per_channel}, "
               + ("activations quantized at run time" if dyn_act else

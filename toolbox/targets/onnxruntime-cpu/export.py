@@ -43,7 +43,7 @@ def body(a):
     inputs = p.example_inputs()
     names = p.input_names(len(inputs))
     out_names = p.output_names()
-    dyn = dynamic_shapes(inputs, dynamic, seq, p["batch_max"], p["seq_max"])
+    dyn = dynamic_shapes(inputs, dynamic, seq, p["batch_max"], p["seq_max"], p.dynamic_dims(len(inputs)))
     keys = rewrites.requested(p, a.get("rewrite_ops"))
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     for stale in (out, out + ".data"):
