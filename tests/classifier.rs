@@ -307,6 +307,9 @@ const CASES: &[Case] = &[
         "latency-over-budget", &[("artifact", "build/model.pte"), ("threshold", "0.4"), ("int8_artifact", "build/model_int8.pte")]),
     gated(ET, "toolbox/et-run-input-not-contiguous.txt", "fp32 runs", &["inputs_contiguous == 1=0.0000"], "run.input_not_contiguous",
         "input-preprocessing", &[("file", "app/camera.py"), ("function", "Camera.frame"), ("input", "image")]),
+    gated(ORT, "toolbox/ort-inspect-int8-calibration-scale.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
+        "quant.calibration_scale", "calibration-data",
+        &[("outside", "64"), ("file", "pipeline/quant_inputs.py"), ("function", "calibration_cases")]),
     // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
     gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
         "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),

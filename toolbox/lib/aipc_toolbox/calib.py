@@ -83,14 +83,17 @@ class Audit:
         self.median = median
         self.reference_median = reference_median
         self.reference_name = reference_name
+        self.scale_line = None  # the set-level line, when the whole set is off (inspect prints it again)
 
     def droppable(self):
         """Samples that may be dropped: the outliers, unless the set itself is off (then none)."""
         return [] if self.set_off else list(self.outliers)
 
 
-def audit(samples, reference=None, reference_name="eval inputs", quiet=False):
-    """Compare calibration `samples` (input tuples) with `reference` samples; print the warnings."""
+def audit(samples, reference=None, reference_name="eval inputs", quiet=False, source="calibration_data"):
+    """Compare calibration `samples` (input tuples) with `reference` samples; print the warnings.
+    `source` names the calibration function in the set-level line (e.g. `calibration_data
+    (pipeline/quant.py cases())`), so the evidence can point at it."""
     stats = [sample_stats(s) for s in samples]
     maxes = np.array([m for m, _, _ in stats], dtype=np.float64)
     median = float(np.median(maxes)) if len(maxes) else 0.0
@@ -111,24 +114,27 @@ def audit(samples, reference=None, reference_name="eval inputs", quiet=False):
     outside = [i for i, b in enumerate(bits) if b > high or b < low]
     own = reference_name == "calibration set"
     set_off = not own and len(outside) > SET_FRACTION * len(samples)
+    scale_line = None
     if not quiet:
         if set_off:
             ref_mean = float(np.mean([m for _, m, _ in ref_stats]))
             ref_std = float(np.mean([s for _, _, s in ref_stats]))
             cal_mean = float(np.mean([m for _, m, _ in stats]))
             cal_std = float(np.mean([s for _, _, s in stats]))
-            warn("calibration scale",
-                 f"{len(outside)} of {len(samples)} calibration samples lie outside the {reference_name}' range: "
-                 f"median max|x| {_num(median)} is {median / ref_median:.3g}x the {reference_name}' {_num(ref_median)} "
-                 f"(mean {_num(cal_mean)} vs {_num(ref_mean)}, std {_num(cal_std)} vs {_num(ref_std)}); "
-                 "calibration_data does not prepare its inputs the way the model is fed")
+            scale_line = (f"{len(outside)} of {len(samples)} calibration samples lie outside the {reference_name}' range: "
+                          f"median max|x| {_num(median)} is {median / ref_median:.3g}x the {reference_name}' {_num(ref_median)} "
+                          f"(mean {_num(cal_mean)} vs {_num(ref_mean)}, std {_num(cal_std)} vs {_num(ref_std)}); "
+                          f"{source} does not prepare its inputs the way the model is fed")
+            warn("calibration scale", scale_line)
         else:
             for i in flagged:
                 m = maxes[i]
                 warn("calibration outlier",
                      f"sample {i} max|x| {_num(m)} is {m / ref_median:.1f}x the median max|x| {_num(ref_median)} "
                      f"of the {reference_name} (outside their spread: {_num(2.0 ** low)} .. {_num(2.0 ** high)})")
-    return Audit(flagged, set_off, maxes, median, ref_median, reference_name)
+    result = Audit(flagged, set_off, maxes, median, ref_median, reference_name)
+    result.scale_line = scale_line
+    return result
 
 
 def reference_samples(project):
@@ -145,12 +151,22 @@ def checked_samples(project, samples, drop_outliers):
     the reference, say what is kept and why, and drop the outliers when asked (never a whole set
     on the wrong scale: that is the calibration function's fault). Returns (audit, kept)."""
     reference, reference_name = reference_samples(project)
-    result = audit(samples, reference, reference_name)
+    file, function = project.spec_file("calibration_data")
+    result = audit(samples, reference, reference_name, source=f"calibration_data ({file} {function}())")
     if result.set_off and drop_outliers:
         note("drop_outliers does not apply: most calibration samples are off, so the calibration "
              "function itself must prepare its inputs the way the model is fed")
-    elif result.outliers and not drop_outliers:
+    elif result.outliers and not drop_outliers and not result.set_off:
         note(f"keeping {len(result.outliers)} outlier sample(s) {result.outliers}: INT8 ranges will be stretched "
              "by them (drop_outliers=true leaves them out; moving_average=true dampens them)")
     dropped = set(result.droppable()) if drop_outliers else set()
     return result, [s for i, s in enumerate(samples) if i not in dropped]
+
+
+def calibration_fields(scale_line):
+    """inspect's view of an INT8 artifact's calibration: `calibration_ok` 0 when quantize found
+    the whole calibration set on another scale (recorded with the artifact), and that line again,
+    so the build stage's gate fails with the evidence that names the calibration function."""
+    if scale_line:
+        warn("calibration scale", scale_line)
+    return {"calibration_ok": int(not scale_line)}

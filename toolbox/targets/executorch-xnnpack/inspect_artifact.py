@@ -29,8 +29,11 @@ def _int8_fields(side, p, path):
     from aipc_toolbox.int8_choice import format_fields
     from quantize import project_format
 
+    from aipc_toolbox.calib import calibration_fields
+
     recorded = side.get("quantize") or {}
-    return format_fields(path, recorded.get("format"), project_format(p), recorded.get("chosen_by"))
+    return {**format_fields(path, recorded.get("format"), project_format(p), recorded.get("chosen_by")),
+            **calibration_fields(recorded.get("calibration_scale"))}
 
 
 def body(a):

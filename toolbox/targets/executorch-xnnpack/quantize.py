@@ -133,7 +133,8 @@ def body(a):
         "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
         "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
         "quantize": {"format": fmt, "per_channel": per_channel, "observer": a["observer"], "moving_average": a["moving_average"],
-                     "drop_outliers": bool(a["drop_outliers"]), "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept)},
+                     "drop_outliers": bool(a["drop_outliers"]), "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept),
+                     **({"calibration_scale": audit.scale_line} if audit.scale_line and not dyn_act else {})},
     }, rewritten=applied)
     d = side["delegation"]
     fp32 = "build/model.pte"

@@ -24,14 +24,16 @@ def _dims(vi):
 
 def _int8_fields(m, p, path):
     """int8_nodes, and for an INT8 artifact its recorded format against the project's."""
+    from aipc_toolbox.calib import calibration_fields
     from aipc_toolbox.int8_choice import format_fields
-    from ortquant import META_CHOSEN, META_FORMAT, int8_node_count, metadata, project_format
+    from ortquant import META_CALIBRATION, META_CHOSEN, META_FORMAT, int8_node_count, metadata, project_format
 
     count = int8_node_count(m)
     if not count:
         return {"int8_nodes": 0}
     meta = metadata(m)
-    return {"int8_nodes": count, **format_fields(path, meta.get(META_FORMAT), project_format(p), meta.get(META_CHOSEN))}
+    return {"int8_nodes": count, **format_fields(path, meta.get(META_FORMAT), project_format(p), meta.get(META_CHOSEN)),
+            **calibration_fields(meta.get(META_CALIBRATION))}
 
 
 def body(a):

@@ -38,14 +38,14 @@ def body(a):
     previous, calib = (recorded(INT8) if os.path.isfile(INT8) else (None, {}))
     calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
     int8_choice.calibration_note(INT8, calib)
-    feeds, _audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
+    feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
     arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
     os.makedirs(OUT_DIR, exist_ok=True)
     tmp, pre, _mode = pre_processed(src)
 
     def build_one(fmt):
         path = os.path.join(OUT_DIR, f"{fmt}.onnx")
-        build(pre, path, fmt, feeds, calib, chosen_by="int8_formats")
+        build(pre, path, fmt, feeds, calib, chosen_by="int8_formats", calibration_scale=audit.scale_line)
         return path
 
     with tmp:

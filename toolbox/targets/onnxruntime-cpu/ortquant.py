@@ -34,6 +34,7 @@ FORMATS = {
     "dynamic-matmul": (None, None, False, ["MatMul", "Gemm"], True),
 }
 META_FORMAT, META_ARGS, META_CHOSEN = "aipc.int8_format", "aipc.quantize", "aipc.chosen_by"
+META_CALIBRATION = "aipc.calibration_scale"  # the set-level calibration line, when the set was off
 # Calibration settings a later build reuses (the accuracy stage may have chosen them).
 CALIB_KEYS = ("method", "moving_average", "percentile", "nodes_to_exclude", "drop_outliers")
 QUANT_OPS = ("QuantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul", "QGemm", "MatMulInteger",
@@ -98,7 +99,7 @@ def pre_process(src, pre):
         return "skip_symbolic_shape"
 
 
-def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None):
+def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibration_scale=None):
     """Quantize the pre-processed FP32 model `pre` into `dst` in format `fmt`, calibrated on
     `feeds` (a list of {input: array}) with the settings `calib` (CALIB_KEYS); records the
     format and settings in the artifact (and `chosen_by`, the tool that measured it, when given).
@@ -142,7 +143,8 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None):
     m = onnx.load(dst, load_external_data=False)
     settings = {k: calib[k] for k in CALIB_KEYS if k in calib}
     settings["per_channel"] = pc
-    props = [(META_FORMAT, fmt), (META_ARGS, json.dumps(settings, sort_keys=True))] + ([(META_CHOSEN, chosen_by)] if chosen_by else [])
+    props = ([(META_FORMAT, fmt), (META_ARGS, json.dumps(settings, sort_keys=True))] + ([(META_CHOSEN, chosen_by)] if chosen_by else [])
+             + ([(META_CALIBRATION, calibration_scale)] if calibration_scale and not FORMATS[fmt][4] else []))
     for key, value in props:
         prop = next((p for p in m.metadata_props if p.key == key), None) or m.metadata_props.add()
         prop.key, prop.value = key, value

@@ -43,7 +43,7 @@ def body(a):
               + (f", excluding nodes {a['nodes_to_exclude']}" if a["nodes_to_exclude"] else ""))
     tmp, pre, pre_mode = pre_processed(src)
     with tmp:
-        quant_s = build(pre, dst, fmt, feeds, calib, a["per_channel"])
+        quant_s = build(pre, dst, fmt, feeds, calib, a["per_channel"], calibration_scale=audit.scale_line)
     m = onnx.load(dst, load_external_data=False)
     qdq = sum(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in m.graph.node)
     size, fp32 = artifact_bytes(dst), artifact_bytes(src)
