@@ -127,16 +127,16 @@ def find_function(tree, path, name):
                      "pass the function the warning names")
 
 
-def traced_builder(input_name, position):
-    """The project function that built input `input_name` of the first run input, by following
-    the run_inputs call (None when run_inputs is not set or the trace finds none)."""
+def traced_builder(position):
+    """(the project function that built the input at `position`, that input's shape) for the
+    first run input where the trace finds one, by following the run_inputs call; (None, None)
+    when run_inputs is not set or the trace finds none."""
     from aipc_toolbox.project import Project
 
-    p = Project()
-    items, builders = p.traced_run_inputs()
+    items, builders = Project().traced_run_inputs()
     for item, found in zip(items, builders):
         if position < len(found) and found[position] is not None:
-            return found[position], item[position]
+            return found[position], tuple(int(d) for d in item[position].shape)
     return None, None
 
 
@@ -191,7 +191,7 @@ def other_callers(path, name, hook):
     return sorted(set(found))
 
 
-def measure_after(input_name, position, a):
+def measure_after(input_name, position, a, shape_before=None):
     """Run the app's run_inputs again (a fresh interpreter: the edited module is imported anew) and
     say what is still wrong with the input, or None."""
     import json
@@ -214,6 +214,9 @@ def measure_after(input_name, position, a):
         return f"{input_name} is still {got['dtype']} (asked for {a['dtype']})"
     if not got["contiguous"]:
         return f"{input_name} is still not contiguous"
+    order = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(a["layout"])
+    if order and shape_before and len(shape_before) == 4 and tuple(got["shape"]) != tuple(shape_before[i] for i in order):
+        return f"{input_name} is {tuple(got['shape'])}, not the {a['layout']} order of {shape_before}"
     return None
 
 
@@ -221,9 +224,9 @@ def body(a):
     if not a["dtype"] and not a["layout"] and not a["contiguous"]:
         raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw or nhwc) and/or contiguous")
     position = input_position(a["input"])
-    path, name, builder, returned = a["file"], a["function"], None, "tuple"
+    path, name, builder, returned, shape_before = a["file"], a["function"], None, "tuple", None
     try:
-        builder, _x = traced_builder(a["input"], position)
+        builder, shape_before = traced_builder(position)
     except ToolError as e:
         emit.note(f"could not follow the run_inputs call ({e}); using the file and function given")
     if builder is not None:
@@ -268,7 +271,7 @@ def body(a):
         new = "".join(lines)
     changed, diff = finish(path, text, new, a["dry_run"])
     if not a["dry_run"] and builder is not None:
-        wrong = measure_after(a["input"], position, a)
+        wrong = measure_after(a["input"], position, a, shape_before)
         if wrong:
             with open(path, "w") as f:
                 f.write(text)

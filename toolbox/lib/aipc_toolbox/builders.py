@@ -90,7 +90,7 @@ class Trace:
 
 
 def _where(value, x):
-    """None when `value` is `x`; k when x is element k of the tuple `value` or of every... of one
+    """None when `value` is `x`; k when x is element k of the tuple `value`, or element k of one
     of the tuples in the list `value`; False when `value` does not hold x."""
     if value is x:
         return None
