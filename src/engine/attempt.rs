@@ -39,9 +39,25 @@ impl Engine {
         // Each attempt opens a fresh conversation: repeats count within it only.
         self.last_call = None;
         self.repeated_calls = 0;
-        self.narrowing = narrowing::Narrowing::new(stage.main_tool.as_deref());
+        // A retry of the stage keeps the named calls its earlier attempts made.
+        self.narrowing = if attempt > 1 {
+            self.narrowing.next_attempt(stage.main_tool.as_deref())
+        } else {
+            narrowing::Narrowing::new(stage.main_tool.as_deref())
+        };
         if let Some(evidence) = evidence {
-            self.narrowing.follow_evidence(&evidence.candidate_fixes);
+            let made = self.narrowing.follow_evidence(&evidence.candidate_fixes);
+            if !made.is_empty() {
+                let calls: Vec<String> = made
+                    .iter()
+                    .map(|c| format!("{} {}", c.tool, c.args))
+                    .collect();
+                self.pending_notes.push(format!(
+                    "Made in an earlier attempt of this stage, and its checks still failed: {}. \
+                     Choose another repair.",
+                    calls.join("; ")
+                ));
+            }
         }
         let offered: Vec<OfferedTool> = tool::offered(
             stage,

@@ -11,7 +11,7 @@
 //! - any other tool succeeded: it is withdrawn for the rest of the attempt (a codemod applied once
 //!   is enough); when it changed files, the failure withdrawals below are lifted (the inputs
 //!   changed) and, when the stage has a main tool, only the main tool is offered next, with an
-//!   observation saying to rebuild (the 270M model, told so in words only, went on calling other
+//!   observation saying to rebuild, with its required arguments only (the 270M model, told so in words only, went on calling other
 //!   codemods and skills and never rebuilt; offered `finish_stage` beside the main tool, it
 //!   finished with no artifact); in a stage without a main tool only `finish_stage` is left;
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
@@ -24,8 +24,9 @@
 //! exact calls (`fix_median_minmax {}`, `quantize {"drop_outliers": true}`,
 //! `load_skill ort-static-quantization`). After a failure whose evidence names such calls — a
 //! repair attempt's evidence, or a toolbox call that failed in this attempt — the next turns offer
-//! only those calls, their arguments bound in the schema, until the model makes one that is not
-//! `load_skill`. The 270M model read `fixes: fix_branch_to_where {"file": "model.py"}` and then
+//! only those calls, the arguments the evidence shows bound in the schema and the tool's other
+//! required arguments left for the model to write ([`bind_facts`]), until the model makes one
+//! that is not `load_skill`. The 270M model read `fixes: fix_branch_to_where {"file": "model.py"}` and then
 //! wrote its own `edit_file`, or called `finish_stage` without the fix. A named call that is
 //! withdrawn by the rules above is not offered; when none is left the choice is the plain one.
 //! The control arm has no classified evidence, so this never narrows it.
@@ -118,6 +119,46 @@ pub fn bound_schema(value: &Value) -> Value {
     }
 }
 
+/// The schema of a call to a tool whose arguments' schema is `tool_schema`, with the arguments
+/// in `facts` bound (the evidence showed them) and the tool's other required arguments left
+/// free under their own schema (a `replace_function` bound to the file and function an error
+/// named still needs the body the model writes). The tool's optional arguments are left out:
+/// the 270M model, offered a rebuild with every optional flag, set them all (a dynamic batch on
+/// a project that has none) and the rebuild failed.
+pub fn bind_facts(tool_schema: &Value, facts: &Value) -> Value {
+    let mut properties = serde_json::Map::new();
+    let mut required: Vec<String> = Vec::new();
+    if let Some(facts) = facts.as_object() {
+        for (key, value) in facts {
+            properties.insert(key.clone(), bound_schema(value));
+            required.push(key.clone());
+        }
+    }
+    let tool_properties = tool_schema.get("properties").and_then(Value::as_object);
+    let tool_required = tool_schema.get("required").and_then(Value::as_array);
+    for key in tool_required
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if properties.contains_key(key) {
+            continue;
+        }
+        let free = tool_properties
+            .and_then(|p| p.get(key))
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({}));
+        properties.insert(key.to_string(), free);
+        required.push(key.to_string());
+    }
+    serde_json::json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
 /// What one call did, as the narrowing sees it.
 pub struct CallOutcome<'a> {
     pub tool: &'a str,
@@ -151,6 +192,11 @@ pub struct Narrowing {
     /// The calls the latest evidence names, offered alone until one (other than `load_skill`)
     /// is made.
     named: Vec<NamedCall>,
+    /// The named calls made in this stage so far (this attempt and the earlier ones): the
+    /// evidence is not followed to them again. A stage is retried only after its checks failed,
+    /// so a named call made in an earlier attempt did not repair it (the deterministic policy
+    /// made the first named call in every attempt and never reached the second).
+    made: Vec<NamedCall>,
 }
 
 impl Narrowing {
@@ -161,9 +207,24 @@ impl Narrowing {
         }
     }
 
-    /// Offer only the calls that `fixes` (classified evidence) names, until one is made.
-    pub fn follow_evidence(&mut self, fixes: &[String]) {
-        self.named = NamedCall::all_in(fixes);
+    /// The state of the next attempt of the same stage: everything starts over except the
+    /// named calls already made.
+    pub fn next_attempt(&mut self, main_tool: Option<&str>) -> Narrowing {
+        Narrowing {
+            main_tool: main_tool.map(str::to_string),
+            made: std::mem::take(&mut self.made),
+            ..Narrowing::default()
+        }
+    }
+
+    /// Offer only the calls that `fixes` (classified evidence) names and this stage has not
+    /// made yet, until one is made. Returns the named calls left out because they were made.
+    pub fn follow_evidence(&mut self, fixes: &[String]) -> Vec<NamedCall> {
+        let (made, fresh): (Vec<NamedCall>, Vec<NamedCall>) = NamedCall::all_in(fixes)
+            .into_iter()
+            .partition(|c| c.tool != LOAD_SKILL && self.made.contains(c));
+        self.named = fresh;
+        made
     }
 
     /// Record a call; returns the next-step sentence for its observation, if any.
@@ -204,7 +265,7 @@ impl Narrowing {
         let named_note = if call.fixes.is_empty() {
             None
         } else {
-            self.follow_evidence(call.fixes);
+            let _made_before = self.follow_evidence(call.fixes);
             let actionable: Vec<String> = self
                 .named
                 .iter()
@@ -244,6 +305,15 @@ impl Narrowing {
             .named
             .iter()
             .any(|c| c.tool == call.tool && Some(&c.args) == args.as_ref());
+        if let (true, Some(args)) = (was_named && call.tool != LOAD_SKILL, args.as_ref()) {
+            let made = NamedCall {
+                tool: call.tool.to_string(),
+                args: args.clone(),
+            };
+            if !self.made.contains(&made) {
+                self.made.push(made);
+            }
+        }
         if call.tool == LOAD_SKILL {
             self.named
                 .retain(|c| !(c.tool == LOAD_SKILL && Some(&c.args) == args.as_ref()));
@@ -321,7 +391,7 @@ impl Narrowing {
             .filter_map(|call| {
                 let tool = all.iter().find(|t| t.name == call.tool)?;
                 Some(OfferedTool {
-                    args_schema: bound_schema(&call.args),
+                    args_schema: bind_facts(&tool.args_schema, &call.args),
                     ..tool.clone()
                 })
             })
@@ -331,7 +401,17 @@ impl Narrowing {
         }
         all.iter()
             .filter(|t| self.offers_plain(&t.name))
-            .cloned()
+            .map(|t| {
+                if self.rebuild_only {
+                    // The rebuild takes the project's settings: only its required arguments.
+                    OfferedTool {
+                        args_schema: bind_facts(&t.args_schema, &serde_json::json!({})),
+                        ..t.clone()
+                    }
+                } else {
+                    t.clone()
+                }
+            })
             .collect()
     }
 }
@@ -642,6 +722,149 @@ mod tests {
         let mut m = Narrowing::new(Some("export"));
         m.follow_evidence(&fixes(&["load_skill x", "rewrite the op"]));
         assert_eq!(m.offered(&stage_tools()).len(), stage_tools().len());
+    }
+
+    #[test]
+    fn a_retry_of_the_stage_does_not_follow_the_evidence_to_a_call_it_made() {
+        let evidence = fixes(&[
+            "load_skill ort-static-quantization",
+            r#"quantize {"drop_outliers": true}"#,
+            r#"quantize {"method": "MinMax", "moving_average": true}"#,
+        ]);
+        let mut n = Narrowing::new(Some("quantize"));
+        assert!(n.follow_evidence(&evidence).is_empty());
+        let made = CallOutcome {
+            args: r#"{"drop_outliers":true}"#,
+            ..call("quantize", true, "ok", false)
+        };
+        n.after_call(&made);
+        // The checks failed again with the same evidence: the next attempt offers the other one.
+        let mut next = n.next_attempt(Some("quantize"));
+        let skipped = next.follow_evidence(&evidence);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].args, serde_json::json!({"drop_outliers": true}));
+        let offered = next.offered(&stage_tools());
+        let quantize: Vec<&OfferedTool> = offered.iter().filter(|t| t.name == "quantize").collect();
+        assert_eq!(quantize.len(), 1);
+        assert_eq!(
+            quantize[0].args_schema["properties"]["method"],
+            serde_json::json!({"const": "MinMax"})
+        );
+        // Once every named call was made, the choice is the plain one again.
+        next.after_call(&CallOutcome {
+            args: r#"{"method":"MinMax","moving_average":true}"#,
+            ..call("quantize", true, "ok", false)
+        });
+        let mut third = next.next_attempt(Some("quantize"));
+        assert_eq!(third.follow_evidence(&evidence).len(), 2);
+        assert_eq!(third.offered(&stage_tools()).len(), stage_tools().len());
+    }
+
+    /// Whether the call schema of `offered` accepts `text` (the constrained decoder's view).
+    fn decoder_accepts(offered: &[OfferedTool], text: &str) -> bool {
+        use llguidance::api::TopLevelGrammar;
+        let schema = crate::conversation::call_schema(offered);
+        let env = llguidance::toktrie::ApproximateTokEnv::single_byte_env();
+        let factory = llguidance::ParserFactory::new_simple(&env).unwrap();
+        let grammar = TopLevelGrammar::from_json_schema(schema);
+        let mut matcher = llguidance::Matcher::new(factory.create_parser(grammar));
+        let tokens: Vec<u32> = text.bytes().map(u32::from).collect();
+        matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
+    }
+
+    fn with_schema(name: &str, schema: Value) -> OfferedTool {
+        OfferedTool {
+            args_schema: schema,
+            ..tool(name)
+        }
+    }
+
+    #[test]
+    fn a_named_call_binds_the_facts_and_leaves_the_other_required_arguments_free() {
+        let replace = with_schema(
+            "replace_function",
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "file": {"type": "string"},
+                    "function": {"type": "string"},
+                    "body": {"type": "string"},
+                    "dry_run": {"type": "boolean"},
+                },
+                "required": ["file", "function", "body"],
+            }),
+        );
+        let mut all = stage_tools();
+        all.push(replace);
+        let mut n = Narrowing::new(Some("quantize"));
+        n.follow_evidence(&fixes(&[
+            r#"replace_function {"file": "data.py", "function": "calibration_set"}"#,
+        ]));
+        let offered = n.offered(&all);
+        assert_eq!(offered.len(), 1);
+        assert_eq!(
+            offered[0].args_schema["required"],
+            serde_json::json!(["file", "function", "body"])
+        );
+        let call = |args: &str| format!(r#"{{"tool":"replace_function","args":{args}}}"#);
+        assert!(decoder_accepts(
+            &offered,
+            &call(
+                r#"{"file":"data.py","function":"calibration_set","body":"def calibration_set():\n    return []"}"#
+            )
+        ));
+        // The facts stay bound; the body must be written; optional flags are not offered.
+        assert!(!decoder_accepts(
+            &offered,
+            &call(r#"{"file":"model.py","function":"calibration_set","body":"x"}"#)
+        ));
+        assert!(!decoder_accepts(
+            &offered,
+            &call(r#"{"file":"data.py","function":"calibration_set"}"#)
+        ));
+        assert!(!decoder_accepts(
+            &offered,
+            &call(r#"{"file":"data.py","function":"calibration_set","body":"x","dry_run":true}"#)
+        ));
+    }
+
+    #[test]
+    fn the_rebuild_after_a_repair_offers_only_the_required_arguments() {
+        let export = with_schema(
+            "export",
+            serde_json::json!({
+                "type": "object",
+                "properties": {"dynamic_batch": {"type": "boolean"}, "opset": {"type": "integer"}},
+            }),
+        );
+        let mut all = stage_tools();
+        all[0] = export;
+        let mut n = Narrowing::new(Some("export"));
+        n.follow_evidence(&fixes(&[
+            r#"set_project_option {"key": "dynamic_dims", "value": ["x:1:64"]}"#,
+        ]));
+        let option = CallOutcome {
+            tool: "set_project_option",
+            args: r#"{"key":"dynamic_dims","value":["x:1:64"]}"#,
+            toolbox: false,
+            ..call("set_project_option", true, "diff", true)
+        };
+        assert!(n.after_call(&option).unwrap().contains("call export again"));
+        let offered = n.offered(&all);
+        assert_eq!(offered.len(), 1);
+        assert!(decoder_accepts(&offered, r#"{"tool":"export","args":{}}"#));
+        assert!(!decoder_accepts(
+            &offered,
+            r#"{"tool":"export","args":{"dynamic_batch":true}}"#
+        ));
+        // Before any repair the full schema is offered.
+        let fresh = Narrowing::new(Some("export"));
+        let export = fresh
+            .offered(&all)
+            .into_iter()
+            .find(|t| t.name == "export")
+            .unwrap();
+        assert!(export.args_schema["properties"]["dynamic_batch"].is_object());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Each turn it reads only the request's call schema and the conversation:
 //! - when the turn is narrowed to the calls the evidence names (`finish_stage` is then not
-//!   offered), it makes the first one that is not `load_skill`, with its bound arguments;
+//!   offered), it makes the first one that is not `load_skill` and needs no argument written
+//!   (else the first one, with the arguments the evidence binds);
 //! - when only one tool besides `finish_stage` can be called (a rebuild after a repair) or only
 //!   `finish_stage` is left, it makes that call;
 //! - on an open turn, it makes the first offered tool the stage goal names, once per attempt,
@@ -69,6 +70,19 @@ fn bound_value(schema: &Value) -> Option<Value> {
     Some(Value::Object(out))
 }
 
+/// The arguments a partly bound schema fixes (its `const` properties); the free ones are left
+/// out.
+fn bound_part(schema: &Value) -> Value {
+    let props = schema.get("properties").and_then(Value::as_object);
+    Value::Object(
+        props
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, sub)| Some((key.clone(), bound_value(sub)?)))
+            .collect(),
+    )
+}
+
 /// Whether the tool can be called with `{}`.
 fn needs_no_args(schema: &Value) -> bool {
     schema
@@ -102,13 +116,24 @@ fn decide(request: &ModelRequest) -> (String, Value, &'static str) {
         .filter(|t| t.name != FINISH && t.name != LOAD_SKILL)
         .collect();
     if !finish_offered {
-        // Narrowed to what the evidence names, or to the rebuild after a repair.
-        if let Some(first) = callable.first() {
-            let args = bound_value(&first.args).unwrap_or_else(|| json!({}));
+        // Narrowed to what the evidence names, or to the rebuild after a repair. A call that
+        // leaves an argument to write (a function body) is one this policy cannot make, so the
+        // first fully bound one goes first; failing that, the first one with its bound part.
+        if let Some((first, args)) = callable
+            .iter()
+            .find_map(|t| bound_value(&t.args).map(|args| (t, args)))
+        {
             return (
                 first.name.clone(),
                 args,
                 "the first call the evidence names",
+            );
+        }
+        if let Some(first) = callable.first() {
+            return (
+                first.name.clone(),
+                bound_part(&first.args),
+                "the first call the evidence names, with the arguments it binds",
             );
         }
     }
@@ -231,6 +256,30 @@ mod tests {
         let (name, args, _) = decide(&request(tools, vec![]));
         assert_eq!(name, "quantize");
         assert_eq!(args, json!({"drop_outliers": true}));
+    }
+
+    #[test]
+    fn a_call_that_needs_a_written_argument_goes_after_the_fully_bound_ones() {
+        let partly = json!({
+            "type": "object",
+            "properties": {"file": {"const": "data.py"}, "body": {"type": "string"}},
+            "required": ["file", "body"],
+        });
+        let tools = vec![
+            tool("replace_function", partly.clone()),
+            tool("quantize", bound_schema(&json!({"drop_outliers": true}))),
+        ];
+        let (name, args, _) = decide(&request(tools, vec![]));
+        assert_eq!(
+            (name.as_str(), args),
+            ("quantize", json!({"drop_outliers": true}))
+        );
+        let alone = vec![tool("replace_function", partly)];
+        let (name, args, _) = decide(&request(alone, vec![]));
+        assert_eq!(
+            (name.as_str(), args),
+            ("replace_function", json!({"file": "data.py"}))
+        );
     }
 
     #[test]
