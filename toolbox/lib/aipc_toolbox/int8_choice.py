@@ -56,6 +56,27 @@ def format_fields(artifact, built, wanted, chosen_by):
     return {"int8_format": built, "int8_format_matches": int(built == wanted)}
 
 
+def float_nodes_fields(artifact, built, wanted, chosen_by):
+    """inspect's fields for the nodes an INT8 artifact keeps in float (`built`, as recorded) against
+    aipc.toml int8_float_nodes (`wanted`), and its line when they disagree: the mixed precision
+    int8_sensitivity measured and kept is recorded with set_project_option; an artifact that
+    quantizes a node aipc.toml keeps in float is rebuilt. Nodes left in float by a quantize
+    argument (nodes_to_exclude) are the caller's choice and not flagged."""
+    import json
+
+    built, wanted = sorted(set(built or [])), sorted(set(wanted or []))
+    quantized = [n for n in wanted if n not in built]
+    unrecorded = [n for n in built if n not in wanted] if chosen_by == "int8_sensitivity" else []
+    if unrecorded:
+        emit.warn("int8 float nodes chosen", f"{artifact} keeps {len(built)} node(s) in float, the fewest "
+                  "int8_sensitivity measured to bring the INT8 model within the accuracy thresholds; aipc.toml does "
+                  f"not record them: int8_float_nodes = {json.dumps(built)}")
+    elif quantized:
+        emit.warn("int8 float nodes stale", f"{artifact} quantizes {json.dumps(quantized)}, which aipc.toml "
+                  "int8_float_nodes keeps in float: quantize {} builds it again")
+    return {"int8_float_nodes": built, "int8_float_nodes_match": int(not quantized and not unrecorded)}
+
+
 def passes(m, a):
     """Whether comparison metrics `m` meet the thresholds in the tool arguments `a`."""
     return (m["cosine"] >= a["min_cosine"] and m["top1_agreement"] >= a["min_top1_agreement"]

@@ -10,7 +10,10 @@ checker_ok (1/0), num_nodes, qdq_nodes, dynamic_batch (1/0), bytes, run_inputs (
 dynamic_dims_ok (1/0: every size the run inputs feed fits the artifact's dims; 1 without run_inputs).
 An INT8 artifact also gets int8_nodes (quantized ops of any format), int8_format (as recorded by
 quantize) and int8_format_matches (1 when that is the format aipc.toml int8_format asks for: a
-stale artifact after the setting changed gives 0, and quantize {} rebuilds it).
+stale artifact after the setting changed gives 0, and quantize {} rebuilds it), int8_float_nodes
+(the nodes it keeps in float) and int8_float_nodes_match (0 when it quantizes a node aipc.toml
+int8_float_nodes keeps in float, or keeps nodes in float that int8_sensitivity chose and aipc.toml
+does not record yet).
 Silent failures print `aipc-warning: opset drift: ...` / `aipc-warning: external data missing: ...`.
 """
 from aipc_toolbox import emit, feed
@@ -25,14 +28,16 @@ def _dims(vi):
 def _int8_fields(m, p, path):
     """int8_nodes, and for an INT8 artifact its recorded format against the project's."""
     from aipc_toolbox.calib import calibration_fields
-    from aipc_toolbox.int8_choice import format_fields
-    from ortquant import META_CALIBRATION, META_CHOSEN, META_FORMAT, int8_node_count, metadata, project_format
+    from aipc_toolbox.int8_choice import float_nodes_fields, format_fields
+    from ortquant import META_CALIBRATION, META_CHOSEN, META_FORMAT, int8_node_count, metadata, project_format, recorded
 
     count = int8_node_count(m)
     if not count:
         return {"int8_nodes": 0}
     meta = metadata(m)
+    _fmt, settings = recorded(path)
     return {"int8_nodes": count, **format_fields(path, meta.get(META_FORMAT), project_format(p), meta.get(META_CHOSEN)),
+            **float_nodes_fields(path, settings.get("nodes_to_exclude"), p.get("int8_float_nodes"), meta.get(META_CHOSEN)),
             **calibration_fields(meta.get(META_CALIBRATION))}
 
 

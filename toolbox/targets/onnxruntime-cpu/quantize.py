@@ -5,7 +5,8 @@ quantize_static with a CalibrationDataReader over the project's calibration_data
 quantize_dynamic for the dynamic format), in the `format` asked for, else aipc.toml [project]
 int8_format, else qdq-s8s8 (QDQ, activations and weights QInt8, per-channel weights).
 Options: calibration method (MinMax, Entropy, Percentile), moving_average (MinMax: average the per-sample ranges instead of taking
-the extremes, extra_options CalibMovingAverage), nodes_to_exclude, and drop_outliers.
+the extremes, extra_options CalibMovingAverage), nodes_to_exclude (with aipc.toml int8_float_nodes
+always added), and drop_outliers.
 
 The calibration inputs are checked every time against the inputs the model is evaluated on
 (aipc_toolbox/calib.py: eval_data, else example_inputs; no tuned factor): a sample above their
@@ -36,11 +37,13 @@ def body(a):
     feeds, audit, given, kept = calibration_feeds(p, src, a["drop_outliers"])
     found, maxes, median = audit.outliers, audit.maxes, audit.median
     calib = {k: a[k] for k in ("method", "moving_average", "percentile", "nodes_to_exclude", "drop_outliers")}
+    # aipc.toml int8_float_nodes (the mixed precision int8_sensitivity chose) is always kept in float.
+    calib["nodes_to_exclude"] = sorted(set(a["nodes_to_exclude"] or []) | set(p.get("int8_float_nodes") or []))
     emit.note(f"quantizing {src} -> {dst}: {fmt}"
               + (" (weights only; activations quantized at run time, no calibration)" if dynamic else
                  f", {a['method']}{' + moving average' if a['moving_average'] else ''}, {kept} calibration samples")
               + (f", per_channel {a['per_channel']}" if a["per_channel"] is not None else "")
-              + (f", excluding nodes {a['nodes_to_exclude']}" if a["nodes_to_exclude"] else ""))
+              + (f", excluding nodes {calib['nodes_to_exclude']}" if calib["nodes_to_exclude"] else ""))
     tmp, pre, pre_mode = pre_processed(src)
     with tmp:
         quant_s = build(pre, dst, fmt, feeds, calib, a["per_channel"], calibration_scale=audit.scale_line)

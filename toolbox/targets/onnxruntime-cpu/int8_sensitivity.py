@@ -1,0 +1,244 @@
+"""onnxruntime-cpu target, tool `int8_sensitivity`: which layers INT8 hurts, and the fewest of them
+kept in float that bring the INT8 model within the accuracy thresholds.
+
+1. Per-layer error report (onnxruntime.quantization.qdq_loss_debug): the FP32 model (pre-processed
+   as quantize does) and a QDQ build of it run on the calibration samples with every tensor saved;
+   each tensor of the QDQ model is compared with the float model's (signal-to-quantization-noise
+   ratio, SQNR, dB; higher is better), each quantized weight with its float values. A node's score
+   is the error it adds: the SQNR of its activation inputs as it reads them (after their Q/DQ)
+   less the SQNR of its output. QOperator and dynamic formats have no Q/DQ pairs to read: the
+   report is made on the QDQ build with the same activation type, and the exclusions then apply to
+   the project's format.
+2. Accuracy-controlled mixed precision: the nodes with the worst score are kept in float
+   (quantize's nodes_to_exclude), 1, 2, 4, ... of them, then the fewest that pass, each build
+   compared with the eager model on eval_data at the INT8 gates' thresholds, until one passes or
+   max_float_nodes is reached. The passing build becomes build/model_int8.onnx, recording which
+   nodes are float and that this tool chose them (`aipc.chosen_by`); inspect then asks for the
+   choice to be recorded in aipc.toml (`int8_float_nodes`), so quantize builds it again.
+
+A calibration set with outliers or on another scale than the eval inputs (aipc_toolbox/calib.py)
+makes every layer look bad: the tool refuses and prints the calibration line, whose repair comes
+first.
+
+Writes build/int8_sensitivity.json (the report: every node's score and tensors, the builds tried).
+Metrics: format, analysed_format, nodes (quantized nodes scored), worst (the 5 largest losses:
+node, op, loss_db, output_sqnr_db), tried ({count: cosine, top1_agreement, acc_drop_points, passes}), float_nodes (the kept
+set, when one passes), passes (1/0), replaced (1/0). When no set passes, the tool fails (the
+`int8 mixed precision` line says so) and leaves build/model_int8.onnx as it was.
+"""
+import json
+import os
+import shutil
+
+import numpy as np
+
+from aipc_toolbox import emit, int8_choice
+from aipc_toolbox.project import Project
+
+FP32, INT8, OUT_DIR, REPORT = "build/model.onnx", "build/model_int8.onnx", "build/int8_sensitivity", "build/int8_sensitivity.json"
+Q_SUFFIX = "_quantized"  # onnxruntime's name for a quantized initializer (TENSOR_NAME_QUANT_SUFFIX)
+
+
+def _analysis_format(fmt, formats):
+    """The QDQ format whose Q/DQ pairs stand for `fmt`'s quantization."""
+    form, act = formats[fmt][0], formats[fmt][1]
+    if form == "QDQ":
+        return fmt
+    return "qdq-u8s8" if act in (None, "QUInt8") else "qdq-s8s8"
+
+
+def _reader(feeds):
+    from onnxruntime.quantization import CalibrationDataReader
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(feeds)
+
+        def get_next(self):
+            return next(self.it, None)
+
+        def rewind(self):
+            self.it = iter(feeds)
+
+    return Reader()
+
+
+def _db(db):
+    return round(float(db), 2) if np.isfinite(db) else 200.0
+
+
+def node_scores(pre, qdq, feeds, workdir):
+    """Score every node of the QDQ model `qdq` that reads a dequantized tensor by the error it adds:
+    the SQNR (dB, QDQ model against float model) of its activation inputs as it reads them (after
+    their Q/DQ), less the SQNR of its output. The SQNR of a tensor is energy-weighted, so a tensor
+    with one huge channel can look fine while its small channels are lost to the INT8 range; the
+    node that reads it shows the loss. Returns a list of dicts, the largest loss first."""
+    import onnx
+    from onnxruntime.quantization import qdq_loss_debug as dbg
+
+    float_aug, qdq_aug = os.path.join(workdir, "float_aug.onnx"), os.path.join(workdir, "qdq_aug.onnx")
+    dbg.modify_model_output_intermediate_tensors(pre, float_aug)
+    dbg.modify_model_output_intermediate_tensors(qdq, qdq_aug)
+    float_acts = dbg.collect_activations(float_aug, _reader(feeds))
+    qdq_acts = dbg.collect_activations(qdq_aug, _reader(feeds))
+    weight_err = dbg.compute_weight_error(dbg.create_weight_matching(pre, qdq))
+
+    def sqnr(float_name, qdq_name):
+        if float_name not in float_acts or qdq_name not in qdq_acts:
+            return None
+        return _db(dbg.compute_signal_to_quantization_noice_ratio(float_acts[float_name], qdq_acts[qdq_name]))
+
+    m = onnx.load(qdq, load_external_data=False)
+    producer = {o: n for n in m.graph.node for o in n.output}
+    # A tensor as the rest of the QDQ graph reads it: after its Q/DQ when it has one. (onnxruntime
+    # folds a Relu into the Q/DQ of the op before it, so the op's own output there is pre-Relu.)
+    consumers = {}
+    for n in m.graph.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    as_read = {}
+    for n in m.graph.node:
+        if n.op_type == "QuantizeLinear":
+            dq = next((c for c in consumers.get(n.output[0], []) if c.op_type == "DequantizeLinear"), None)
+            if dq is not None:
+                as_read[n.input[0]] = dq.output[0]
+    scored = []
+    for node in m.graph.node:
+        if node.op_type in ("QuantizeLinear", "DequantizeLinear") or not node.name:
+            continue
+        inputs, quantized = [], False
+        for name in node.input:
+            dq = producer.get(name)
+            if dq is not None and dq.op_type == "DequantizeLinear":
+                quantized = True
+                q = producer.get(dq.input[0])
+                if q is not None and q.op_type == "QuantizeLinear":
+                    db = sqnr(q.input[0], name)
+                    if db is not None:
+                        inputs.append({"kind": "activation", "tensor": q.input[0], "sqnr_db": db})
+                elif dq.input[0].endswith(Q_SUFFIX) and dq.input[0][: -len(Q_SUFFIX)] in weight_err:
+                    tensor = dq.input[0][: -len(Q_SUFFIX)]
+                    inputs.append({"kind": "weight", "tensor": tensor, "sqnr_db": _db(weight_err[tensor])})
+            else:
+                db = sqnr(name, name)
+                if db is not None:
+                    inputs.append({"kind": "activation (float)", "tensor": name, "sqnr_db": db})
+        if not quantized:
+            continue
+        outputs = [db for db in (sqnr(o, as_read.get(o, o)) for o in node.output) if db is not None]
+        acts = [i["sqnr_db"] for i in inputs if i["kind"].startswith("activation")]
+        in_db = min(acts) if acts else 200.0
+        out_db = min(outputs) if outputs else None
+        loss = in_db - out_db if out_db is not None else 0.0
+        scored.append({"node": node.name, "op": node.op_type, "loss_db": round(loss, 2), "input_sqnr_db": in_db,
+                       "output_sqnr_db": out_db, "inputs": inputs})
+    scored.sort(key=lambda s: -s["loss_db"])
+    return scored
+
+
+def _counts(limit):
+    """1, 2, 4, ... up to `limit` (included)."""
+    k, out = 1, []
+    while k < limit:
+        out.append(k)
+        k *= 2
+    return out + [limit]
+
+
+def body(a):
+    from ortcommon import require_artifact, run_all, session
+    from ortquant import CALIB_KEYS, FORMATS, build, calibration_feeds, pre_processed, project_format, recorded
+
+    src = require_artifact(FP32, "FP32 model", hint="call export first")
+    p = Project()
+    fmt = project_format(p)
+    previous, calib = (recorded(INT8) if os.path.isfile(INT8) else (None, {}))
+    calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
+    int8_choice.calibration_note(INT8, calib)
+    feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
+    if audit.scale_line:
+        raise emit.ToolError("the calibration set is on another scale than the eval inputs (the calibration scale line "
+                             "above): every layer would look sensitive; repair the calibration data first")
+    if audit.outliers and not calib.get("drop_outliers"):
+        raise emit.ToolError(f"calibration samples {audit.outliers} are outliers (the calibration outlier lines above): "
+                             "their ranges would make every layer look sensitive; quantize {\"drop_outliers\": true} first")
+    base = sorted(set(calib.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
+    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
+    os.makedirs(OUT_DIR, exist_ok=True)
+    analysed = _analysis_format(fmt, FORMATS)
+    tmp, pre, _mode = pre_processed(src)
+    with tmp:
+        qdq = os.path.join(tmp.name, "analysis_qdq.onnx")
+        build(pre, qdq, analysed, feeds, {**calib, "nodes_to_exclude": base})
+        scored = node_scores(pre, qdq, feeds, tmp.name)
+        if not scored:
+            raise emit.ToolError(f"{FP32} has no quantized node with a named input to score in the {analysed} build")
+        emit.note(f"per-layer INT8 error ({analysed} build against FP32 on {len(feeds)} calibration batches; SQNR in dB, "
+                  f"higher is better), {len(scored)} quantized nodes; the largest losses:")
+        for s in scored[: a["report_top"]]:
+            emit.note(f"  {s['node']} ({s['op']}): loses {s['loss_db']:.1f} dB (inputs {s['input_sqnr_db']:.1f} dB -> output "
+                      + ("?" if s["output_sqnr_db"] is None else f"{s['output_sqnr_db']:.1f}") + " dB); "
+                      + ", ".join(f"{i['kind']} {i['tensor']} {i['sqnr_db']:.1f} dB" for i in s["inputs"]))
+        order = [s["node"] for s in scored if s["node"] not in base]
+        limit = min(a["max_float_nodes"], len(order))
+        if not limit:
+            raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
+        tried, builds = {}, {}
+
+        def attempt(k):
+            if k in tried:
+                return tried[k]["passes"]
+            path = os.path.join(OUT_DIR, f"float_{k}.onnx")
+            nodes = base + order[:k]
+            build(pre, path, fmt, feeds, {**calib, "nodes_to_exclude": nodes}, chosen_by="int8_sensitivity",
+                  calibration_scale=audit.scale_line)
+            from aipc_toolbox import metrics
+
+            m = metrics.compare(ref[0], run_all(session(path), arrays)[0], labels)
+            row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}
+            row["passes"] = int(int8_choice.passes(m, a))
+            tried[k], builds[k] = row, (path, nodes)
+            emit.note(f"{k} node(s) in float: cosine {row['cosine']:.4f}, top-1 agreement {row['top1_agreement']:.4f}"
+                      + (f", {row['acc_drop_points']:+.2f} points drop" if "acc_drop_points" in row else "")
+                      + ("" if row["passes"] else " — fails the accuracy thresholds"))
+            return row["passes"]
+
+        low, high = 0, None
+        for k in _counts(limit):
+            if attempt(k):
+                high = k
+                break
+            low = k
+        if high is not None:
+            while high - low > 1:
+                mid = (low + high) // 2
+                if attempt(mid):
+                    high = mid
+                else:
+                    low = mid
+    report = {"format": fmt, "analysed_format": analysed, "calibration_samples": kept, "base_float_nodes": base,
+              "nodes": scored, "tried": {str(k): v for k, v in sorted(tried.items())},
+              "thresholds": {k: a[k] for k in ("min_cosine", "min_top1_agreement", "max_acc_drop_points")}}
+    out = {"format": fmt, "analysed_format": analysed, "nodes": len(scored), "previous_format": previous,
+           "worst": [{k: s[k] for k in ("node", "op", "loss_db", "output_sqnr_db")} for s in scored[:5]],
+           "tried": report["tried"], "passes": 0, "replaced": 0, "report": REPORT}
+    if high is None:
+        with open(REPORT, "w") as f:
+            json.dump(report, f, indent=1)
+        emit.warn("int8 mixed precision", f"no set of up to {limit} node(s) kept in float brings the INT8 model within the "
+                  f"accuracy thresholds (cosine >= {a['min_cosine']}, top-1 agreement >= {a['min_top1_agreement']}, "
+                  f"drop <= {a['max_acc_drop_points']} points); the per-layer report is {REPORT}")
+        raise emit.ToolError(f"no mixed precision within {limit} float node(s) passes; {INT8} is unchanged")
+    path, nodes = builds[high]
+    shutil.copyfile(path, INT8)
+    report["float_nodes"] = nodes
+    with open(REPORT, "w") as f:
+        json.dump(report, f, indent=1)
+    emit.note(f"{INT8}: {fmt} with {len(nodes)} node(s) in float, the fewest of the worst that pass "
+              f"(report: {REPORT})")
+    out.update(passes=1, replaced=1, float_nodes=nodes, float_count=len(nodes), **{f"chosen_{k}": v for k, v in tried[high].items()})
+    return out
+
+
+if __name__ == "__main__":
+    emit.main("int8_sensitivity", __file__, "accuracy", body)

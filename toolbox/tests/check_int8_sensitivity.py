@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu
+"""INT8 mixed precision (onnxruntime-cpu int8_sensitivity.py, and what quantize and inspect do
+with aipc.toml int8_float_nodes), run for real on a small trained MLP written to a temporary
+folder. One hidden unit of one layer is scaled up and the next layer reads it scaled down: the
+float function is the same, but one INT8 range must now cover a channel hundreds of times larger
+than the others (the outlier-channel fault of real models):
+
+- the default INT8 build fails the accuracy thresholds; the per-layer report ranks first the node
+  that reads the outlier tensor; the fewest nodes kept in float pass, and the artifact records them;
+- inspect names the choice (`int8 float nodes chosen`, matched by the signature table, its fix a
+  set_project_option call with the nodes as JSON); once aipc.toml records them, quantize {} keeps
+  them in float and the artifact matches; one that quantizes a recorded node is `stale`;
+- a calibration set with an outlier sample is refused (that repair comes first), and impossible
+  thresholds end in the `int8 mixed precision` line and a failed call, the artifact unchanged.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from checklib import ROOT, check, main
+
+TARGET = ROOT / "toolbox" / "targets" / "onnxruntime-cpu"
+INT8 = "build/model_int8.onnx"
+
+NET = '''
+import torch
+from torch import nn
+
+
+def data(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    centers = torch.randn(4, 16, generator=torch.Generator().manual_seed(0)) * 2.0
+    y = torch.randint(0, 4, (n,), generator=g)
+    return centers[y] + torch.randn(n, 16, generator=g), y
+
+
+def build():
+    torch.manual_seed(0)
+    layers = [nn.Linear(16, 64), nn.ReLU()]
+    for _ in range(5):
+        layers += [nn.Linear(64, 64), nn.ReLU()]
+    net = nn.Sequential(*layers, nn.Linear(64, 4))
+    x, y = data(512, 1)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _ in range(150):
+        opt.zero_grad()
+        nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+    with torch.no_grad():
+        unit = int(net[:8](x).mean(0).argmax())
+        net[6].weight[unit] *= 400.0
+        net[6].bias[unit] *= 400.0
+        net[8].weight[:, unit] /= 400.0
+    return net.eval()
+
+
+def sample():
+    return (data(4, 2)[0],)
+
+
+def held_out():
+    x, y = data(256, 3)
+    return (x,), y
+
+
+def calibration():
+    x, _ = data(64, 4)
+    return [(x[i:i + 8],) for i in range(0, 64, 8)]
+
+
+def calibration_with_outlier():
+    cases = calibration()
+    cases[3] = (cases[3][0] * 150.0,)
+    return cases
+'''
+
+TOML = '''target = "onnxruntime-cpu"
+[project]
+model = "net:build"
+example_inputs = "net:sample"
+eval_data = "net:held_out"
+calibration_data = "net:{calibration}"
+input_names = ["x"]
+output_names = ["y"]
+quantize = "int8"
+{extra}
+'''
+
+_DIR = None
+
+
+def project(extra="", calibration="calibration"):
+    """The project folder, exported once; aipc.toml rewritten for each check."""
+    global _DIR
+    if _DIR is None:
+        _DIR = Path(tempfile.mkdtemp(prefix="aipc-int8-sensitivity-"))
+        (_DIR / "net.py").write_text(NET)
+    (_DIR / "aipc.toml").write_text(TOML.format(extra=extra, calibration=calibration))
+    if not (_DIR / "build" / "model.onnx").is_file():
+        tool("export.py", {})
+    return _DIR
+
+
+def tool(script, args):
+    """Run a target script in the project; (last JSON line, whole output)."""
+    env = dict(os.environ, AIPC_TARGET_DIR=str(TARGET), AIPC_TOOLBOX=str(ROOT / "toolbox"),
+               PYTHONPATH=str(ROOT / "toolbox" / "lib"))
+    r = subprocess.run([sys.executable, str(TARGET / script), "--args-json", json.dumps(args)], cwd=_DIR, env=env,
+                       capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    last = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    assert last, f"{script} printed no JSON line:\n{out}"
+    return json.loads(last[-1]), out
+
+
+def signature(sig_id):
+    with open(TARGET / "signatures.toml", "rb") as f:
+        table = tomllib.load(f)
+    entry = next(s for s in table["signature"] if s["id"] == sig_id)
+    return re.compile(entry["regex"]), entry["fixes"]
+
+
+def float_nodes(path):
+    import onnx
+
+    props = {p.key: p.value for p in onnx.load(str(path), load_external_data=False).metadata_props}
+    return sorted(json.loads(props.get("aipc.quantize", "{}")).get("nodes_to_exclude", [])), props.get("aipc.chosen_by")
+
+
+def int8_passes(res):
+    return res["cosine"] >= 0.95 and res["top1_agreement"] >= 0.98 and res["acc_drop_points"] <= 1.0
+
+
+@check
+def mixed_precision_keeps_the_fewest_worst_nodes_in_float_and_passes():
+    d = project()
+    tool("quantize.py", {})
+    before, out = tool("compare.py", {"artifact": INT8})
+    assert not int8_passes(before), "the fault must show: " + out
+    res, out = tool("int8_sensitivity.py", {})
+    assert res["ok"] and res["passes"] == 1 and res["replaced"] == 1, out
+    # The node that reads the outlier tensor loses the most (the 5th Linear of the exported graph).
+    assert res["worst"][0]["node"] == "node_linear_4", res["worst"]
+    assert res["worst"][0]["loss_db"] > 10 * max(abs(w["loss_db"]) for w in res["worst"][2:]), res["worst"]
+    assert 1 <= res["float_count"] <= 3 < res["nodes"], res
+    assert "node_linear_4" in res["float_nodes"], res
+    assert str(res["float_count"] - 1) not in res["tried"] or not res["tried"][str(res["float_count"] - 1)]["passes"], \
+        "the fewest that pass: " + json.dumps(res["tried"])
+    nodes, chosen_by = float_nodes(d / INT8)
+    assert nodes == sorted(res["float_nodes"]) and chosen_by == "int8_sensitivity", (nodes, chosen_by)
+    after, out = tool("compare.py", {"artifact": INT8})
+    assert int8_passes(after), out
+    report = json.loads((d / "build" / "int8_sensitivity.json").read_text())
+    assert report["float_nodes"] == res["float_nodes"] and len(report["nodes"]) == res["nodes"], report
+
+
+@check
+def inspect_asks_for_the_choice_to_be_recorded_then_quantize_keeps_it():
+    d = project()
+    if float_nodes(d / INT8)[1] != "int8_sensitivity":
+        tool("quantize.py", {})
+        tool("int8_sensitivity.py", {})
+    chosen, _ = float_nodes(d / INT8)
+    res, out = tool("inspect_artifact.py", {"artifact": INT8})
+    assert res["int8_float_nodes_match"] == 0, out
+    regex, fixes = signature("quant.int8_float_nodes_chosen")
+    m = regex.search(out)
+    assert m and json.loads(m["nodes"]) == chosen, out
+    call = fixes[0].replace("${nodes}", m["nodes"]).split("  (")[0]
+    assert json.loads(call.split(" ", 1)[1]) == {"key": "int8_float_nodes", "value": chosen}, call
+    project(extra=f"int8_float_nodes = {json.dumps(chosen)}")
+    res, out = tool("inspect_artifact.py", {"artifact": INT8})
+    assert res["int8_float_nodes_match"] == 1 and "int8 float nodes" not in out, out
+    res, out = tool("quantize.py", {})
+    assert float_nodes(d / INT8)[0] == chosen, out
+    res, out = tool("compare.py", {"artifact": INT8})
+    assert int8_passes(res), out
+    # A build that quantizes a recorded node is stale.
+    project()
+    tool("quantize.py", {})
+    project(extra=f"int8_float_nodes = {json.dumps(chosen)}")
+    res, out = tool("inspect_artifact.py", {"artifact": INT8})
+    assert res["int8_float_nodes_match"] == 0, out
+    m = signature("quant.int8_float_nodes_stale")[0].search(out)
+    assert m and json.loads(m["nodes"]) == chosen, out
+    project()
+
+
+@check
+def calibration_outliers_come_first_and_impossible_thresholds_fail_the_call():
+    d = project(calibration="calibration_with_outlier")
+    tool("quantize.py", {})
+    res, out = tool("int8_sensitivity.py", {})
+    assert not res["ok"] and "drop_outliers" in res["error"], out
+    assert "aipc-warning: calibration outlier: sample 3" in out, out
+    project()
+    tool("quantize.py", {})
+    kept = (d / INT8).read_bytes()
+    res, out = tool("int8_sensitivity.py", {"max_float_nodes": 1})
+    assert not res["ok"] and (d / INT8).read_bytes() == kept, out
+    m = signature("quant.int8_no_mixed_precision")[0].search(out)
+    assert m and m["count"] == "1", out
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        if _DIR is not None:
+            shutil.rmtree(_DIR, ignore_errors=True)
