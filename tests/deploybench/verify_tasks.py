@@ -13,8 +13,8 @@ twice:
 With --engine AIPC (the aipc binary), each task instead runs through the real engine, the way
 `aipc bench deploy` runs it (a copy of the project with the overlay, `aipc run --batch`), with
 the scripted model `tests/deploybench/scripts/<task>.jsonl` making the repair calls; the session
-must end `deployed`, and for a task with a fault, the stage `[fault] stage` must have failed
-first with the evidence `[fault] signature`.
+must end `deployed`, and for a task with a fault, the first evidence the stage `[fault] stage`
+collected must be `[fault] signature` (a repair in several steps collects more after it).
 
 verify.toml and the scripts are for this script and the task README only: `aipc bench deploy`
 reads task.toml and judges a run by the session's own gates, never by these files.
@@ -125,7 +125,10 @@ def engine(task_dir, exe):
                       + (f", evidence {ev}" if ev else ""))
             fault = spec.get("fault")
             if fault:
-                got = (stages.get(fault["stage"], {}).get("last_evidence") or {}).get("signature")
+                # The fault is the stage's first evidence; a repair in several steps may collect more.
+                events = Path(last).with_name("events.jsonl").read_text().splitlines()
+                got = next((e["evidence"].get("signature") for e in map(json.loads, events)
+                            if e.get("type") == "evidence_collected" and e.get("stage") == fault["stage"]), None)
                 if got != fault.get("signature"):
                     problems.append(f"stage {fault['stage']}: evidence {got!r}, expected {fault.get('signature')!r}")
             else:

@@ -35,7 +35,7 @@ import numpy as np
 from aipc_toolbox import emit, int8_choice
 from aipc_toolbox.project import Project
 
-FP32, INT8, OUT_DIR, REPORT = "build/model.onnx", "build/model_int8.onnx", "build/int8_sensitivity", "build/int8_sensitivity.json"
+FP32, INT8, REPORT = "build/model.onnx", "build/model_int8.onnx", "build/int8_sensitivity.json"
 Q_SUFFIX = "_quantized"  # onnxruntime's name for a quantized initializer (TENSOR_NAME_QUANT_SUFFIX)
 
 
@@ -164,7 +164,6 @@ def body(a):
                              "their ranges would make every layer look sensitive; quantize {\"drop_outliers\": true} first")
     base = sorted(set(calib.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
     arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
-    os.makedirs(OUT_DIR, exist_ok=True)
     analysed = _analysis_format(fmt, FORMATS)
     tmp, pre, _mode = pre_processed(src)
     with tmp:
@@ -188,7 +187,7 @@ def body(a):
         def attempt(k):
             if k in tried:
                 return tried[k]["passes"]
-            path = os.path.join(OUT_DIR, f"float_{k}.onnx")
+            path = os.path.join(tmp.name, f"float_{k}.onnx")
             nodes = base + order[:k]
             build(pre, path, fmt, feeds, {**calib, "nodes_to_exclude": nodes}, chosen_by="int8_sensitivity",
                   calibration_scale=audit.scale_line)
@@ -216,6 +215,8 @@ def body(a):
                     high = mid
                 else:
                     low = mid
+            # The candidates live in the temporary folder: only the kept one becomes the artifact.
+            shutil.copyfile(builds[high][0], INT8)
     report = {"format": fmt, "analysed_format": analysed, "calibration_samples": kept, "base_float_nodes": base,
               "nodes": scored, "tried": {str(k): v for k, v in sorted(tried.items())},
               "thresholds": {k: a[k] for k in ("min_cosine", "min_top1_agreement", "max_acc_drop_points")}}
@@ -229,8 +230,7 @@ def body(a):
                   f"accuracy thresholds (cosine >= {a['min_cosine']}, top-1 agreement >= {a['min_top1_agreement']}, "
                   f"drop <= {a['max_acc_drop_points']} points); the per-layer report is {REPORT}")
         raise emit.ToolError(f"no mixed precision within {limit} float node(s) passes; {INT8} is unchanged")
-    path, nodes = builds[high]
-    shutil.copyfile(path, INT8)
+    nodes = builds[high][1]
     report["float_nodes"] = nodes
     with open(REPORT, "w") as f:
         json.dump(report, f, indent=1)

@@ -1,0 +1,1 @@
+"""Wine cultivar classification from raw assay rows."""
