@@ -310,14 +310,22 @@ const CASES: &[Case] = &[
     gated(ORT, "toolbox/ort-inspect-int8-calibration-scale.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
         "quant.calibration_scale", "calibration-data",
         &[("outside", "64"), ("file", "pipeline/quant_inputs.py"), ("function", "calibration_cases")]),
-    // ---- INT8 mixed precision (onnxruntime-cpu int8_sensitivity; toolbox/tests/check_int8_sensitivity.py)
+    // ---- INT8 mixed precision (int8_sensitivity; toolbox/targets/common/int8-mixed-precision.toml;
+    // toolbox/tests/check_int8_sensitivity.py)
     gated(ORT, "toolbox/ort-inspect-int8-float-nodes-chosen.txt", "int8 artifact", &["int8_float_nodes_match == 1=0.0000"],
         "quant.int8_float_nodes_chosen", "quantization-accuracy",
-        &[("count", "2"), ("nodes", r#"["node_linear_3", "node_linear_4"]"#)]),
+        &[("count", "3"), ("nodes", r#"["node_linear_3", "node_linear_4", "node_relu_3"]"#)]),
     gated(ORT, "toolbox/ort-inspect-int8-float-nodes-stale.txt", "int8 artifact", &["int8_float_nodes_match == 1=0.0000"],
         "quant.int8_float_nodes_stale", "stale-artifact", &[("nodes", r#"["node_linear_4"]"#)]),
     case(ORT, "toolbox/ort-int8-sensitivity-no-mixed-precision.txt", "quant.int8_no_mixed_precision", "quantization-accuracy",
-        &[("count", "1"), ("report", "build/int8_sensitivity.json")]),
+        &[("count", "3"), ("report", "build/int8_sensitivity.json")]),
+    gated(ET, "toolbox/et-inspect-int8-float-nodes-chosen.txt", "int8 artifact", &["int8_float_nodes_match == 1=0.0000"],
+        "quant.int8_float_nodes_chosen", "quantization-accuracy",
+        &[("count", "3"), ("nodes", r#"["linear_3", "linear_4", "relu_3"]"#)]),
+    gated(ET, "toolbox/et-inspect-int8-float-nodes-stale.txt", "int8 artifact", &["int8_float_nodes_match == 1=0.0000"],
+        "quant.int8_float_nodes_stale", "stale-artifact", &[("nodes", r#"["linear_4"]"#)]),
+    case(ET, "toolbox/et-int8-sensitivity-no-mixed-precision.txt", "quant.int8_no_mixed_precision", "quantization-accuracy",
+        &[("count", "3"), ("report", "build/int8_sensitivity.json")]),
     // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
     gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
         "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),

@@ -608,6 +608,7 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
                 "quantize",
                 "profile",
                 "int8_formats",
+                "int8_sensitivity",
                 "fix_branch_to_where",
                 "fix_median_minmax",
                 "fix_input_feed",

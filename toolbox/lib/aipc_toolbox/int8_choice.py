@@ -77,6 +77,94 @@ def float_nodes_fields(artifact, built, wanted, chosen_by):
     return {"int8_float_nodes": built, "int8_float_nodes_match": int(not quantized and not unrecorded)}
 
 
+def counts(limit):
+    """1, 2, 4, ... up to `limit` (included): how many groups a mixed-precision search keeps in float."""
+    k, out = 1, []
+    while k < limit:
+        out.append(k)
+        k *= 2
+    return out + [limit]
+
+
+def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a):
+    """Accuracy-controlled mixed precision: keep the first k `groups` (node lists, the worst first)
+    in float beside `base`, for k = 1, 2, 4, ... then bisect to the fewest k that passes the
+    thresholds in `a`. `build(nodes)` builds an INT8 artifact with `nodes` in float and returns
+    its path; `outputs(path)` runs it on the eval inputs. Returns (k or None, {k: metrics},
+    {k: (path, nodes)})."""
+    tried, builds = {}, {}
+
+    def attempt(k):
+        if k in tried:
+            return tried[k]["passes"]
+        nodes = list(base)
+        for group in groups[:k]:
+            nodes += [n for n in group if n not in nodes]
+        path = build(nodes)
+        m = metrics.compare(ref[0], outputs(path)[0], labels)
+        row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}
+        row["passes"], row["float_nodes"] = int(passes(m, a)), len(nodes)
+        tried[k], builds[k] = row, (path, nodes)
+        emit.note(f"the {k} worst kept in float ({len(nodes)} node(s)): cosine {row['cosine']:.4f}, top-1 agreement "
+                  f"{row['top1_agreement']:.4f}" + (f", {row['acc_drop_points']:+.2f} points drop" if "acc_drop_points" in row else "")
+                  + ("" if row["passes"] else " — fails the accuracy thresholds"))
+        return row["passes"]
+
+    low, high = 0, None
+    for k in counts(limit):
+        if attempt(k):
+            high = k
+            break
+        low = k
+    if high is not None:
+        while high - low > 1:
+            mid = (low + high) // 2
+            if attempt(mid):
+                high = mid
+            else:
+                low = mid
+    return high, tried, builds
+
+
+def print_scores(scored, analysed, batches, top):
+    """The per-layer report's lines: the nodes that lose the most."""
+    emit.note(f"per-layer INT8 error ({analysed} build against the float model on {batches} calibration batches; SQNR in "
+              f"dB, higher is better), {len(scored)} quantized nodes; the largest losses:")
+    for s in scored[:top]:
+        emit.note(f"  {s['node']} ({s['op']}): loses {s['loss_db']:.1f} dB (inputs {s['input_sqnr_db']:.1f} dB -> output "
+                  + ("?" if s["output_sqnr_db"] is None else f"{s['output_sqnr_db']:.1f}") + " dB); "
+                  + ", ".join(f"{i['kind']} {i['tensor']} {i['sqnr_db']:.1f} dB" for i in s["inputs"])
+                  + (f"; kept in float with {', '.join(s['with'])}" if s.get("with") else ""))
+
+
+def mixed_precision_result(report_path, report, scored, found, a, artifact, fmt):
+    """Write the report, print the outcome, return the tool's fields; raises when nothing passed.
+    `found`: (k or None, tried, builds) from fewest_in_float."""
+    import json
+
+    high, tried, builds = found
+    report.update(nodes=scored, tried={str(k): v for k, v in sorted(tried.items())},
+                  limit=max((v["float_nodes"] for v in tried.values()), default=0))
+    out = {"format": fmt, "analysed_format": report["analysed_format"], "nodes": len(scored),
+           "worst": [{k: s[k] for k in ("node", "op", "loss_db", "output_sqnr_db")} for s in scored[:5]],
+           "tried": report["tried"], "passes": 0, "replaced": 0, "report": report_path}
+    if high is None:
+        with open(report_path, "w") as f:
+            json.dump(report, f, indent=1)
+        emit.warn("int8 mixed precision", f"no set of up to {report['limit']} node(s) kept in float brings the INT8 model "
+                  f"within the accuracy thresholds (cosine >= {a['min_cosine']}, top-1 agreement >= {a['min_top1_agreement']}, "
+                  f"drop <= {a['max_acc_drop_points']} points); the per-layer report is {report_path}")
+        raise emit.ToolError(f"no mixed precision within {report['limit']} float node(s) passes; {artifact} is unchanged")
+    nodes = builds[high][1]
+    report["float_nodes"] = nodes
+    with open(report_path, "w") as f:
+        json.dump(report, f, indent=1)
+    emit.note(f"{artifact}: {fmt} with {len(nodes)} node(s) in float, the fewest of the worst that pass (report: {report_path})")
+    out.update(passes=1, replaced=1, float_nodes=nodes, float_count=len(nodes),
+               **{f"chosen_{k}": v for k, v in tried[high].items() if k != "float_nodes"})
+    return out
+
+
 def passes(m, a):
     """Whether comparison metrics `m` meet the thresholds in the tool arguments `a`."""
     return (m["cosine"] >= a["min_cosine"] and m["top1_agreement"] >= a["min_top1_agreement"]

@@ -26,13 +26,14 @@ from aipc_toolbox.project import Project
 
 def _int8_fields(side, p, path):
     """The INT8 program's recorded format (its sidecar) against the one aipc.toml asks for."""
-    from aipc_toolbox.int8_choice import format_fields
+    from aipc_toolbox.int8_choice import float_nodes_fields, format_fields
     from quantize import project_format
 
     from aipc_toolbox.calib import calibration_fields
 
     recorded = side.get("quantize") or {}
     return {**format_fields(path, recorded.get("format"), project_format(p), recorded.get("chosen_by")),
+            **float_nodes_fields(path, recorded.get("nodes_to_exclude"), p.get("int8_float_nodes"), recorded.get("chosen_by")),
             **calibration_fields(recorded.get("calibration_scale"))}
 
 

@@ -39,6 +39,7 @@ def body(a):
         path = os.path.join(OUT_DIR, f"{fmt}.pte")
         quantize.body({"format": fmt, "per_channel": None, "observer": calib.get("observer", "histogram"),
                        "moving_average": bool(calib.get("moving_average")), "drop_outliers": bool(calib.get("drop_outliers")),
+                       "nodes_to_exclude": list(calib.get("nodes_to_exclude") or []),
                        "dynamic_batch": None, "dynamic_seq": None, "output": path})
         side_path = etcommon.sidecar_path(path)  # mark it measured here (inspect tells it from a stale build)
         with open(side_path) as f:

@@ -11,6 +11,9 @@ FORMATS: static-channel (activations calibrated, per-channel weights), static-te
 weights), dynamic-channel (activations quantized at run time, per-channel weights; no
 calibration). Which one XNNPACK runs fastest depends on the model and the CPU; int8_formats
 measures them. The sidecar records the format and the calibration settings (`quantize`).
+Graph nodes named by `nodes_to_exclude` and aipc.toml int8_float_nodes stay in float (the
+quantizer's filter skips them; int8_sensitivity finds the fewest that bring INT8 within the
+accuracy thresholds); a name the captured graph does not have is refused.
 
 Activation observer: XNNPACK's default is a HistogramObserver (observer="histogram");
 observer="minmax" takes the extremes, and moving_average=true uses a
@@ -33,6 +36,7 @@ quantizer's patterns are untouched); the result then carries `rewritten_ops`.
 """
 import os
 import time
+from types import SimpleNamespace
 
 from aipc_toolbox import calib, emit, rewrites
 from aipc_toolbox.project import Project
@@ -41,7 +45,7 @@ DEFAULT_FORMAT = "static-channel"
 # name: (per-channel weights, dynamic activations)
 FORMATS = {"static-channel": (True, False), "static-tensor": (False, False), "dynamic-channel": (True, True)}
 # Calibration settings int8_formats reuses from the current INT8 artifact's sidecar.
-CALIB_KEYS = ("observer", "moving_average", "drop_outliers")
+CALIB_KEYS = ("observer", "moving_average", "drop_outliers", "nodes_to_exclude")
 
 
 def project_format(p):
@@ -84,48 +88,98 @@ def _batches(samples, fixed):
     return out
 
 
-def body(a):
-    import etcommon  # sets QNN_SDK_ROOT before executorch is imported
+def float_nodes(p, a):
+    """The nodes left in float: the `nodes_to_exclude` argument and aipc.toml int8_float_nodes."""
+    return sorted(set(a.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
+
+
+def check_node_names(graph, names, p):
+    """Refuse float-node names the captured graph does not have (a typo would quantize everything)."""
+    known = {n.name for n in graph.nodes}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        ops = sorted(n.name for n in graph.nodes if n.op == "call_function")
+        raise emit.ToolError(f"{p._where('int8_float_nodes')}: no node {unknown} in the captured graph (nodes_to_exclude / "
+                             f"int8_float_nodes name graph nodes; these are its ops: {', '.join(ops[:40])}"
+                             + (" ..." if len(ops) > 40 else "") + ")")
+
+
+def pt2e_convert(module, cal, config, excluded=()):
+    """prepare_pt2e (XNNPACKQuantizer with `config`, the `excluded` graph nodes left in float),
+    calibrate on `cal`, convert_pt2e: the quantized reference module (Q/DQ around float ops)."""
     import torch
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import XNNPACKQuantizer
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    p = Project()
+    quantizer = XNNPACKQuantizer().set_global(config)
+    if excluded:
+        skip = set(excluded)
+        quantizer.set_filter_function(lambda node: node.name not in skip)
+    prepared = prepare_pt2e(module, quantizer)
+    with torch.no_grad():
+        for batch in cal:
+            prepared(*batch)
+    return convert_pt2e(prepared)
+
+
+def plan(p, a):
+    """What a build starts from: the settings (arguments, else the FP32 program's sidecar, else
+    aipc.toml), the model, its example inputs and the audited calibration batches."""
+    import etcommon  # sets QNN_SDK_ROOT before executorch is imported
+
     try:
         fp32_side = etcommon.read_sidecar("build/model.pte") if os.path.isfile("build/model.pte") else None
     except emit.ToolError:
         fp32_side = None
     fp32_side = fp32_side or {}
-    dynamic = a["dynamic_batch"] if a["dynamic_batch"] is not None else fp32_side.get("dynamic_batch", p["dynamic_batch"])
-    seq = a["dynamic_seq"] if a["dynamic_seq"] is not None else fp32_side.get("dynamic_seq", p["dynamic_seq"])
+    q = SimpleNamespace()
+    q.dynamic = a["dynamic_batch"] if a["dynamic_batch"] is not None else fp32_side.get("dynamic_batch", p["dynamic_batch"])
+    q.seq = a["dynamic_seq"] if a["dynamic_seq"] is not None else fp32_side.get("dynamic_seq", p["dynamic_seq"])
+    q.keys = rewrites.requested(p, list(fp32_side.get("rewrite_ops") or []) + list(a.get("rewrite_ops") or []))
+    q.fmt = a.get("format") or project_format(p)
+    q.per_channel, q.dyn_act = FORMATS[q.fmt]
+    q.per_channel = q.per_channel if a["per_channel"] is None else bool(a["per_channel"])
+    q.model = p.load_model()
+    q.inputs = p.example_inputs()
+    q.samples = p.calibration_data()
+    q.audit, q.kept = calib.checked_samples(p, q.samples, a["drop_outliers"])
+    q.shapes = etcommon.dynamic_shapes(q.inputs, q.dynamic, p["batch_max"], q.seq, p["seq_max"], p.dynamic_dims(len(q.inputs)))
+    q.cal = _batches(q.kept, None if q.dynamic else int(q.inputs[0].shape[0]))
+    q.config = _config(q.per_channel, a["observer"], a["moving_average"], q.dyn_act)
+    return q
+
+
+def capture(q):
+    """The float program as quantize captures it (operator rewrites applied): (module, applied)."""
+    import torch
+
+    captured = torch.export.export(q.model, q.inputs, dynamic_shapes=q.shapes)
+    captured, applied = rewrites.rewrite_for_export(captured, q.keys)
+    return captured.module(), applied
+
+
+def body(a):
+    import etcommon  # sets QNN_SDK_ROOT before executorch is imported
+    import torch
+
+    p = Project()
+    q = plan(p, a)
     out = a["output"]
-    keys = rewrites.requested(p, list(fp32_side.get("rewrite_ops") or []) + list(a.get("rewrite_ops") or []))
-    fmt = a.get("format") or project_format(p)
-    per_channel, dyn_act = FORMATS[fmt]
-    per_channel = per_channel if a["per_channel"] is None else bool(a["per_channel"])
-    model = p.load_model()
-    inputs = p.example_inputs()
-    samples = p.calibration_data()
-    audit, kept = calib.checked_samples(p, samples, a["drop_outliers"])
+    keys, fmt, per_channel, dyn_act = q.keys, q.fmt, q.per_channel, q.dyn_act
+    dynamic, seq, inputs, shapes, samples, kept, audit = q.dynamic, q.seq, q.inputs, q.shapes, q.samples, q.kept, q.audit
     found, maxes, median = audit.outliers, audit.maxes, audit.median
-    shapes = etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(inputs)))
-    cal = _batches(kept, None if dynamic else int(inputs[0].shape[0]))
+    excluded = float_nodes(p, a)
     emit.note(f"PT2E int8 {fmt}: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {per_channel}, "
               + ("activations quantized at run time" if dyn_act else
-                 f"activation observer {'moving_average' if a['moving_average'] else a['observer']}, {len(kept)} calibration samples"))
+                 f"activation observer {'moving_average' if a['moving_average'] else a['observer']}, {len(kept)} calibration samples")
+              + (f", nodes kept in float {excluded}" if excluded else ""))
     for stale in (out, etcommon.sidecar_path(out)):
         if os.path.exists(stale):
             os.remove(stale)
     t0 = time.monotonic()
-    captured = torch.export.export(model, inputs, dynamic_shapes=shapes)
-    captured, applied = rewrites.rewrite_for_export(captured, keys)
-    captured = captured.module()
-    quantizer = XNNPACKQuantizer().set_global(_config(per_channel, a["observer"], a["moving_average"], dyn_act))
-    prepared = prepare_pt2e(captured, quantizer)
-    with torch.no_grad():
-        for batch in cal:
-            prepared(*batch)
-    converted = convert_pt2e(prepared)
+    captured, applied = capture(q)
+    check_node_names(captured.graph, excluded, p)
+    converted = pt2e_convert(captured, q.cal, q.config, excluded)
     ep = torch.export.export(converted, inputs, dynamic_shapes=shapes)
     quant_s = time.monotonic() - t0
     emit.note(f"calibrated and converted in {quant_s:.2f} s; lowering with XnnpackPartitioner")
@@ -133,7 +187,8 @@ def body(a):
         "dynamic_batch": bool(dynamic), "batch_max": p["batch_max"], "example_batch": int(inputs[0].shape[0]),
         "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
         "quantize": {"format": fmt, "per_channel": per_channel, "observer": a["observer"], "moving_average": a["moving_average"],
-                     "drop_outliers": bool(a["drop_outliers"]), "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept),
+                     "drop_outliers": bool(a["drop_outliers"]), "nodes_to_exclude": excluded,
+                     "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept),
                      **({"calibration_scale": audit.scale_line} if audit.scale_line and not dyn_act else {})},
     }, rewritten=applied)
     d = side["delegation"]

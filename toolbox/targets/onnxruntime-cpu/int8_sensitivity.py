@@ -26,7 +26,6 @@ node, op, loss_db, output_sqnr_db), tried ({count: cosine, top1_agreement, acc_d
 set, when one passes), passes (1/0), replaced (1/0). When no set passes, the tool fails (the
 `int8 mixed precision` line says so) and leaves build/model_int8.onnx as it was.
 """
-import json
 import os
 import shutil
 
@@ -136,13 +135,32 @@ def node_scores(pre, qdq, feeds, workdir):
     return scored
 
 
-def _counts(limit):
-    """1, 2, 4, ... up to `limit` (included)."""
-    k, out = 1, []
-    while k < limit:
-        out.append(k)
-        k *= 2
-    return out + [limit]
+# Ops that pass one input through (an activation, a reshape): the tensor a node reads is
+# quantized where the op before them writes it, so keeping the node in float also keeps those.
+PASS_THROUGH = {"Relu", "Clip", "LeakyRelu", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Identity",
+                "MaxPool", "Dropout"}
+
+
+def float_group(pre, scored):
+    """For each scored node, the nodes to keep in float with it: back from each of its activation
+    inputs through pass-through ops to the op that writes the tensor (in the float model `pre`),
+    so that the tensor it reads is not quantized either."""
+    import onnx
+
+    m = onnx.load(pre, load_external_data=False)
+    producer = {o: n for n in m.graph.node for o in n.output}
+    for s in scored:
+        extra = []
+        for i in s["inputs"]:
+            if not i["kind"].startswith("activation"):
+                continue
+            node = producer.get(i["tensor"])
+            while node is not None and node.name and node.name != s["node"] and node.name not in extra:
+                extra.append(node.name)
+                if node.op_type not in PASS_THROUGH or not node.input:
+                    break
+                node = producer.get(node.input[0])
+        s["with"] = extra
 
 
 def body(a):
@@ -172,71 +190,28 @@ def body(a):
         scored = node_scores(pre, qdq, feeds, tmp.name)
         if not scored:
             raise emit.ToolError(f"{FP32} has no quantized node with a named input to score in the {analysed} build")
-        emit.note(f"per-layer INT8 error ({analysed} build against FP32 on {len(feeds)} calibration batches; SQNR in dB, "
-                  f"higher is better), {len(scored)} quantized nodes; the largest losses:")
-        for s in scored[: a["report_top"]]:
-            emit.note(f"  {s['node']} ({s['op']}): loses {s['loss_db']:.1f} dB (inputs {s['input_sqnr_db']:.1f} dB -> output "
-                      + ("?" if s["output_sqnr_db"] is None else f"{s['output_sqnr_db']:.1f}") + " dB); "
-                      + ", ".join(f"{i['kind']} {i['tensor']} {i['sqnr_db']:.1f} dB" for i in s["inputs"]))
-        order = [s["node"] for s in scored if s["node"] not in base]
-        limit = min(a["max_float_nodes"], len(order))
+        float_group(pre, scored)
+        int8_choice.print_scores(scored, analysed, len(feeds), a["report_top"])
+        groups = [[s["node"], *s["with"]] for s in scored if s["node"] not in base]
+        limit = min(a["max_float_nodes"], len(groups))
         if not limit:
             raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
-        tried, builds = {}, {}
 
-        def attempt(k):
-            if k in tried:
-                return tried[k]["passes"]
-            path = os.path.join(tmp.name, f"float_{k}.onnx")
-            nodes = base + order[:k]
+        def build_with(nodes):
+            path = os.path.join(tmp.name, f"float_{len(nodes)}_{abs(hash(tuple(nodes)))}.onnx")
             build(pre, path, fmt, feeds, {**calib, "nodes_to_exclude": nodes}, chosen_by="int8_sensitivity",
                   calibration_scale=audit.scale_line)
-            from aipc_toolbox import metrics
+            return path
 
-            m = metrics.compare(ref[0], run_all(session(path), arrays)[0], labels)
-            row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}
-            row["passes"] = int(int8_choice.passes(m, a))
-            tried[k], builds[k] = row, (path, nodes)
-            emit.note(f"{k} node(s) in float: cosine {row['cosine']:.4f}, top-1 agreement {row['top1_agreement']:.4f}"
-                      + (f", {row['acc_drop_points']:+.2f} points drop" if "acc_drop_points" in row else "")
-                      + ("" if row["passes"] else " — fails the accuracy thresholds"))
-            return row["passes"]
-
-        low, high = 0, None
-        for k in _counts(limit):
-            if attempt(k):
-                high = k
-                break
-            low = k
-        if high is not None:
-            while high - low > 1:
-                mid = (low + high) // 2
-                if attempt(mid):
-                    high = mid
-                else:
-                    low = mid
+        found = int8_choice.fewest_in_float(groups, base, limit, build_with, lambda path: run_all(session(path), arrays),
+                                            ref, labels, a)
+        if found[0] is not None:
             # The candidates live in the temporary folder: only the kept one becomes the artifact.
-            shutil.copyfile(builds[high][0], INT8)
+            shutil.copyfile(found[2][found[0]][0], INT8)
     report = {"format": fmt, "analysed_format": analysed, "calibration_samples": kept, "base_float_nodes": base,
-              "nodes": scored, "tried": {str(k): v for k, v in sorted(tried.items())},
               "thresholds": {k: a[k] for k in ("min_cosine", "min_top1_agreement", "max_acc_drop_points")}}
-    out = {"format": fmt, "analysed_format": analysed, "nodes": len(scored), "previous_format": previous,
-           "worst": [{k: s[k] for k in ("node", "op", "loss_db", "output_sqnr_db")} for s in scored[:5]],
-           "tried": report["tried"], "passes": 0, "replaced": 0, "report": REPORT}
-    if high is None:
-        with open(REPORT, "w") as f:
-            json.dump(report, f, indent=1)
-        emit.warn("int8 mixed precision", f"no set of up to {limit} node(s) kept in float brings the INT8 model within the "
-                  f"accuracy thresholds (cosine >= {a['min_cosine']}, top-1 agreement >= {a['min_top1_agreement']}, "
-                  f"drop <= {a['max_acc_drop_points']} points); the per-layer report is {REPORT}")
-        raise emit.ToolError(f"no mixed precision within {limit} float node(s) passes; {INT8} is unchanged")
-    nodes = builds[high][1]
-    report["float_nodes"] = nodes
-    with open(REPORT, "w") as f:
-        json.dump(report, f, indent=1)
-    emit.note(f"{INT8}: {fmt} with {len(nodes)} node(s) in float, the fewest of the worst that pass "
-              f"(report: {REPORT})")
-    out.update(passes=1, replaced=1, float_nodes=nodes, float_count=len(nodes), **{f"chosen_{k}": v for k, v in tried[high].items()})
+    out = int8_choice.mixed_precision_result(REPORT, report, scored, found, a, INT8, fmt)
+    out["previous_format"] = previous
     return out
 
 

@@ -110,6 +110,14 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibra
 
     form, act, default_pc, ops, dynamic = FORMATS[fmt]
     pc = default_pc if per_channel is None else bool(per_channel)
+    excluded = calib.get("nodes_to_exclude") or []
+    if excluded:
+        known = {n.name for n in onnx.load(pre, load_external_data=False).graph.node}
+        unknown = [n for n in excluded if n not in known]
+        if unknown:
+            raise emit.ToolError(f"no node {unknown} in the model quantize reads (nodes_to_exclude / aipc.toml "
+                                 f"int8_float_nodes name ONNX nodes; inspect lists the ops, int8_sensitivity names the "
+                                 "ones to keep in float): a wrong name would quantize everything")
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     t0 = time.monotonic()
     if dynamic:
