@@ -111,9 +111,25 @@ def pt2e_convert(module, cal, config, excluded=()):
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import XNNPACKQuantizer
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    quantizer = XNNPACKQuantizer().set_global(config)
-    if excluded:
-        skip = set(excluded)
+    from torchao.quantization.pt2e.quantizer import QuantizationAnnotation
+    from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
+
+    skip = set(excluded)
+
+    class KeepFloat(XNNPACKQuantizer):
+        """The XNNPACK quantizer, with the excluded nodes marked as annotated (with nothing to
+        quantize) before its annotators run: some annotators ignore the filter function (in
+        ExecuTorch 1.5.1 `cat` quantizes its inputs and output whatever the filter says) but
+        all of them skip a node that is already annotated."""
+
+        def annotate(self, model):
+            for node in model.graph.nodes:
+                if node.name in skip:
+                    node.meta[Q_ANNOTATION_KEY] = QuantizationAnnotation(_annotated=True)
+            return super().annotate(model)
+
+    quantizer = KeepFloat().set_global(config)
+    if skip:
         quantizer.set_filter_function(lambda node: node.name not in skip)
     prepared = prepare_pt2e(module, quantizer)
     with torch.no_grad():

@@ -80,6 +80,16 @@ def node_scores(pre, qdq, feeds, workdir):
     dbg.modify_model_output_intermediate_tensors(qdq, qdq_aug)
     float_acts = dbg.collect_activations(float_aug, _reader(feeds))
     qdq_acts = dbg.collect_activations(qdq_aug, _reader(feeds))
+    # The augmented models keep the intermediate tensors only: add the graph outputs (the last
+    # node's loss is often the one that matters).
+    for model, acts in ((pre, float_acts), (qdq, qdq_acts)):
+        from ortcommon import session
+
+        sess = session(model)
+        names = [o.name for o in sess.get_outputs()]
+        for feed in feeds:
+            for name, value in zip(names, sess.run(names, feed)):
+                acts.setdefault(name, []).append(np.asarray(value, dtype=np.float32).reshape(-1))
     weight_err = dbg.compute_weight_error(dbg.create_weight_matching(pre, qdq))
 
     def sqnr(float_name, qdq_name):
@@ -124,7 +134,9 @@ def node_scores(pre, qdq, feeds, workdir):
                     inputs.append({"kind": "activation (float)", "tensor": name, "sqnr_db": db})
         if not quantized:
             continue
-        outputs = [db for db in (sqnr(o, as_read.get(o, o)) for o in node.output) if db is not None]
+        # A quantized graph output is renamed at its producer (`<name>_QuantizeLinear_Input`).
+        outputs = [db for db in (sqnr(o.removesuffix(dbg.QUANT_INPUT_SUFFIX), as_read.get(o, o)) for o in node.output)
+                   if db is not None]
         acts = [i["sqnr_db"] for i in inputs if i["kind"].startswith("activation")]
         in_db = min(acts) if acts else 200.0
         out_db = min(outputs) if outputs else None

@@ -1,0 +1,1 @@
+"""Pump condition monitoring from one accelerometer channel."""
