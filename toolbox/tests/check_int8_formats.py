@@ -13,16 +13,13 @@ venv it runs in, on a small MLP project written to a temporary folder:
 No timing is asserted: which format is fastest is this CPU's business.
 """
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main
+from checklib import ROOT, check, main, run_script
 
 try:
     import onnxruntime  # noqa: F401
@@ -100,14 +97,7 @@ def project(budget=100.0, extra=""):
 
 def tool(script, args):
     """Run a target script in the project; (last JSON line, whole output)."""
-    env = dict(os.environ, AIPC_TARGET_DIR=str(TARGET), AIPC_TOOLBOX=str(ROOT / "toolbox"),
-               PYTHONPATH=str(ROOT / "toolbox" / "lib"), QNN_SDK_ROOT="")
-    r = subprocess.run([sys.executable, str(TARGET / script), "--args-json", json.dumps(args)], cwd=_DIR, env=env,
-                       capture_output=True, text=True, timeout=600)
-    out = r.stdout + r.stderr
-    last = [line for line in r.stdout.splitlines() if line.startswith("{")]
-    assert last, f"{script} printed no JSON line:\n{out}"
-    return json.loads(last[-1]), out
+    return run_script(TARGET, _DIR, script, args)
 
 
 def signature(sig_id):

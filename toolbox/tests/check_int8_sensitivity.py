@@ -16,16 +16,13 @@ than the others (the outlier-channel fault of real models):
   thresholds end in the `int8 mixed precision` line and a failed call, the artifact unchanged.
 """
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main
+from checklib import ROOT, check, main, run_script
 
 try:
     import onnxruntime  # noqa: F401
@@ -117,14 +114,7 @@ def project(extra="", calibration="calibration"):
 
 def tool(script, args):
     """Run a target script in the project; (last JSON line, whole output)."""
-    env = dict(os.environ, AIPC_TARGET_DIR=str(TARGET), AIPC_TOOLBOX=str(ROOT / "toolbox"),
-               PYTHONPATH=str(ROOT / "toolbox" / "lib"), QNN_SDK_ROOT="")
-    r = subprocess.run([sys.executable, str(TARGET / script), "--args-json", json.dumps(args)], cwd=_DIR, env=env,
-                       capture_output=True, text=True, timeout=600)
-    out = r.stdout + r.stderr
-    last = [line for line in r.stdout.splitlines() if line.startswith("{")]
-    assert last, f"{script} printed no JSON line:\n{out}"
-    return json.loads(last[-1]), out
+    return run_script(TARGET, _DIR, script, args)
 
 
 def signature(sig_id):

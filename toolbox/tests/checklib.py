@@ -2,8 +2,12 @@
 in the venvs its `# aipc-venvs:` header names): `@check` registers a function, `raises` asserts a
 ToolError (or SystemExit) whose message holds a text, `main()` runs every check, prints one line
 per check and exits 1 when any failed. It puts toolbox/lib on sys.path, so a check file imports
-`aipc_toolbox` and the fixes' helpers the way a toolbox script does.
+`aipc_toolbox` and the fixes' helpers the way a toolbox script does; `run_script` runs a target
+script in a project folder the way the engine does.
 """
+import json
+import os
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -16,6 +20,19 @@ for path in (ROOT / "toolbox" / "lib", ROOT / "toolbox" / "fixes"):
 from aipc_toolbox.emit import ToolError  # noqa: E402
 
 CHECKS = []
+
+
+def run_script(target, project, script, args):
+    """Run a toolbox script of the target folder `target` in the project folder `project`, the way
+    the engine does (its environment variables, this interpreter); (last JSON line, whole output)."""
+    env = dict(os.environ, AIPC_TARGET_DIR=str(target), AIPC_TOOLBOX=str(ROOT / "toolbox"),
+               PYTHONPATH=str(ROOT / "toolbox" / "lib"), QNN_SDK_ROOT="")
+    r = subprocess.run([sys.executable, str(Path(target) / script), "--args-json", json.dumps(args)], cwd=project,
+                       env=env, capture_output=True, text=True, timeout=900)
+    out = r.stdout + r.stderr
+    last = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    assert last, f"{script} printed no JSON line:\n{out}"
+    return json.loads(last[-1]), out
 
 
 def check(fn):

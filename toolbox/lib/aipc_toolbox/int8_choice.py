@@ -77,6 +77,18 @@ def float_nodes_fields(artifact, built, wanted, chosen_by):
     return {"int8_float_nodes": built, "int8_float_nodes_match": int(not quantized and not unrecorded)}
 
 
+def refuse_unsound_calibration(audit, calib):
+    """A per-layer error report needs sound calibration ranges: a set on another scale than the
+    eval inputs, or outliers the recorded build did not drop, make every layer look sensitive
+    (aipc_toolbox/calib.py printed their lines above); that repair comes first."""
+    if audit.scale_line:
+        raise emit.ToolError("the calibration set is on another scale than the eval inputs (the calibration scale line "
+                             "above): every layer would look sensitive; repair the calibration data first")
+    if audit.outliers and not calib.get("drop_outliers"):
+        raise emit.ToolError(f"calibration samples {audit.outliers} are outliers (the calibration outlier lines above): "
+                             "their ranges would make every layer look sensitive; quantize {\"drop_outliers\": true} first")
+
+
 def counts(limit):
     """1, 2, 4, ... up to `limit` (included): how many groups a mixed-precision search keeps in float."""
     k, out = 1, []

@@ -165,12 +165,7 @@ def body(a):
             "moving_average": bool(calib.get("moving_average")), "drop_outliers": bool(calib.get("drop_outliers")),
             "nodes_to_exclude": base, "dynamic_batch": None, "dynamic_seq": None}
     q = quantize.plan(p, args)
-    if q.audit.scale_line:
-        raise emit.ToolError("the calibration set is on another scale than the eval inputs (the calibration scale line "
-                             "above): every layer would look sensitive; repair the calibration data first")
-    if q.audit.outliers and not calib.get("drop_outliers"):
-        raise emit.ToolError(f"calibration samples {q.audit.outliers} are outliers (the calibration outlier lines above): "
-                             "their ranges would make every layer look sensitive; quantize {\"drop_outliers\": true} first")
+    int8_choice.refuse_unsound_calibration(q.audit, calib)
     float_module, _applied = quantize.capture(q)
     quantize.check_node_names(float_module.graph, base, p)
     reference = quantize.pt2e_convert(copy.deepcopy(float_module), q.cal, q.config, base)

@@ -20,7 +20,6 @@ Prints e.g. {"ok": true, "artifact": "build/model.onnx", "opset": 18, "requested
 "opset_matches": 0, "external_data": "build/model.onnx.data", "bytes": 75000, ...}.
 """
 import os
-import sys
 import time
 
 from aipc_toolbox import emit, rewrites

@@ -30,14 +30,12 @@ FP32, INT8, OUT_DIR = "build/model.onnx", "build/model_int8.onnx", "build/int8_f
 
 def body(a):
     from ortcommon import feed, fixed_batch, require_artifact, run_all, session
-    from ortquant import CALIB_KEYS, FORMATS, build, calibration_feeds, pre_processed, project_format, recorded
+    from ortquant import FORMATS, build, calibration_feeds, pre_processed, project_format, recorded_calibration
 
     src = require_artifact(FP32, "FP32 model", hint="call export first")
     p = Project()
     wanted = project_format(p)
-    previous, calib = (recorded(INT8) if os.path.isfile(INT8) else (None, {}))
-    calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
-    int8_choice.calibration_note(INT8, calib)
+    previous, calib = recorded_calibration(INT8)
     feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
     arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
     os.makedirs(OUT_DIR, exist_ok=True)

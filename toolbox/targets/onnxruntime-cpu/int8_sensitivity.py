@@ -46,22 +46,6 @@ def _analysis_format(fmt, formats):
     return "qdq-u8s8" if act in (None, "QUInt8") else "qdq-s8s8"
 
 
-def _reader(feeds):
-    from onnxruntime.quantization import CalibrationDataReader
-
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.it = iter(feeds)
-
-        def get_next(self):
-            return next(self.it, None)
-
-        def rewind(self):
-            self.it = iter(feeds)
-
-    return Reader()
-
-
 def _db(db):
     return round(float(db), 2) if np.isfinite(db) else 200.0
 
@@ -75,11 +59,13 @@ def node_scores(pre, qdq, feeds, workdir):
     import onnx
     from onnxruntime.quantization import qdq_loss_debug as dbg
 
+    from ortquant import feeds_reader
+
     float_aug, qdq_aug = os.path.join(workdir, "float_aug.onnx"), os.path.join(workdir, "qdq_aug.onnx")
     dbg.modify_model_output_intermediate_tensors(pre, float_aug)
     dbg.modify_model_output_intermediate_tensors(qdq, qdq_aug)
-    float_acts = dbg.collect_activations(float_aug, _reader(feeds))
-    qdq_acts = dbg.collect_activations(qdq_aug, _reader(feeds))
+    float_acts = dbg.collect_activations(float_aug, feeds_reader(feeds))
+    qdq_acts = dbg.collect_activations(qdq_aug, feeds_reader(feeds))
     # The augmented models keep the intermediate tensors only: add the graph outputs (the last
     # node's loss is often the one that matters).
     for model, acts in ((pre, float_acts), (qdq, qdq_acts)):
@@ -177,21 +163,14 @@ def float_group(pre, scored):
 
 def body(a):
     from ortcommon import require_artifact, run_all, session
-    from ortquant import CALIB_KEYS, FORMATS, build, calibration_feeds, pre_processed, project_format, recorded
+    from ortquant import FORMATS, build, calibration_feeds, pre_processed, project_format, recorded_calibration
 
     src = require_artifact(FP32, "FP32 model", hint="call export first")
     p = Project()
     fmt = project_format(p)
-    previous, calib = (recorded(INT8) if os.path.isfile(INT8) else (None, {}))
-    calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
-    int8_choice.calibration_note(INT8, calib)
+    previous, calib = recorded_calibration(INT8)
     feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
-    if audit.scale_line:
-        raise emit.ToolError("the calibration set is on another scale than the eval inputs (the calibration scale line "
-                             "above): every layer would look sensitive; repair the calibration data first")
-    if audit.outliers and not calib.get("drop_outliers"):
-        raise emit.ToolError(f"calibration samples {audit.outliers} are outliers (the calibration outlier lines above): "
-                             "their ranges would make every layer look sensitive; quantize {\"drop_outliers\": true} first")
+    int8_choice.refuse_unsound_calibration(audit, calib)
     base = sorted(set(calib.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
     arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
     analysed = _analysis_format(fmt, FORMATS)

@@ -105,8 +105,7 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibra
     format and settings in the artifact (and `chosen_by`, the tool that measured it, when given).
     Returns the seconds it took."""
     import onnx
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
-                                          quantize_dynamic, quantize_static)
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_dynamic, quantize_static
 
     form, act, default_pc, ops, dynamic = FORMATS[fmt]
     pc = default_pc if per_channel is None else bool(per_channel)
@@ -124,16 +123,6 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibra
         quantize_dynamic(pre, dst, weight_type=QuantType.QInt8, per_channel=pc, op_types_to_quantize=ops,
                          nodes_to_exclude=calib.get("nodes_to_exclude") or [])
     else:
-        class Reader(CalibrationDataReader):
-            def __init__(self):
-                self.it = iter(feeds)
-
-            def get_next(self):
-                return next(self.it, None)
-
-            def rewind(self):
-                self.it = iter(feeds)
-
         method = calib.get("method", "MinMax")
         extra = {}
         if calib.get("moving_average"):
@@ -144,7 +133,7 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibra
             extra["CalibPercentile"] = calib.get("percentile", 99.999)
         calibrate = {"MinMax": CalibrationMethod.MinMax, "Entropy": CalibrationMethod.Entropy,
                      "Percentile": CalibrationMethod.Percentile}[method]
-        quantize_static(pre, dst, Reader(), quant_format=getattr(QuantFormat, form), activation_type=getattr(QuantType, act),
+        quantize_static(pre, dst, feeds_reader(feeds), quant_format=getattr(QuantFormat, form), activation_type=getattr(QuantType, act),
                         weight_type=QuantType.QInt8, per_channel=pc, calibrate_method=calibrate, op_types_to_quantize=ops,
                         nodes_to_exclude=calib.get("nodes_to_exclude") or [], extra_options=extra)
     seconds = time.monotonic() - t0
@@ -158,6 +147,34 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibra
         prop.key, prop.value = key, value
     onnx.save(m, dst)
     return seconds
+
+
+def feeds_reader(feeds):
+    """An onnxruntime CalibrationDataReader over a list of {input name: array} feeds."""
+    from onnxruntime.quantization import CalibrationDataReader
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(feeds)
+
+        def get_next(self):
+            return next(self.it, None)
+
+        def rewind(self):
+            self.it = iter(feeds)
+
+    return Reader()
+
+
+def recorded_calibration(path):
+    """(format, calibration settings CALIB_KEYS) the INT8 artifact at `path` was built with, as a
+    later build reuses them (the accuracy stage's choice is kept); (None, {}) when there is none."""
+    previous, calib = recorded(path) if os.path.isfile(path) else (None, {})
+    calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
+    from aipc_toolbox.int8_choice import calibration_note
+
+    calibration_note(path, calib)
+    return previous, calib
 
 
 def calibration_feeds(p, src, drop_outliers):
