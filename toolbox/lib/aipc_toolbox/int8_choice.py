@@ -172,6 +172,8 @@ def mixed_precision_result(report_path, report, scored, found, a, artifact, fmt)
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     emit.note(f"{artifact}: {fmt} with {len(nodes)} node(s) in float, the fewest of the worst that pass (report: {report_path})")
+    emit.note("record the choice so every quantize keeps it: set_project_option "
+              + json.dumps({"key": "int8_float_nodes", "value": sorted(nodes)}) + ", then quantize {}")
     out.update(passes=1, replaced=1, float_nodes=nodes, float_count=len(nodes),
                **{f"chosen_{k}": v for k, v in tried[high].items() if k != "float_nodes"})
     return out
