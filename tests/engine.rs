@@ -185,6 +185,72 @@ async fn the_same_failure_twice_ends_the_stage_early() {
 }
 
 #[tokio::test]
+async fn a_repeated_failure_goes_on_while_the_evidence_names_a_repair_not_made_yet() {
+    let project = git_project();
+    // A table whose one signature names two calls (any failure matches it).
+    let table = project.path().join("..").join(format!(
+        "signatures-{}.toml",
+        aipc::session::new_session_id()
+    ));
+    std::fs::write(
+        &table,
+        r#"[[signature]]
+id = "any.failure"
+class = "any"
+regex = '(?s).'
+fixes = ['read_file {"path": "export.py"}', 'list_dir {"path": "."}']
+"#,
+    )
+    .unwrap();
+    let mut setup = setup_for(
+        project.path(),
+        &data_dir().join("toolbox"),
+        "python-reference",
+        batch(),
+    );
+    setup.classifier = aipc::evidence::Classifier::load(&table).unwrap();
+    let read = r#"{"tool": "read_file", "args": {"path": "export.py"}}"#;
+    let list = r#"{"tool": "list_dir", "args": {"path": "."}}"#;
+    // validate: attempt 1 finishes with nothing done; attempt 2 makes the first named call, and
+    // the failure repeats; attempt 3 is still owed the second one.
+    let replies = script(&[EXPORT, FINISH, FINISH, read, FINISH, list, FINISH]);
+    let (outcome, events) = run(start(setup, &replies)).await;
+    assert_eq!(
+        outcome.exit_code,
+        exit::STAGE_FAILED,
+        "{:?}",
+        kinds(&events)
+    );
+    assert_eq!(report_json(&outcome)["stages"][2]["attempts"], 3);
+    // Attempt 3 is offered only the call not made yet, and told which one was.
+    let third: Vec<&Event> = events
+        .iter()
+        .map(|e| &e.event)
+        .skip_while(|e| !matches!(e, Event::AttemptStarted { stage, attempt: 3, .. } if stage == "validate"))
+        .collect();
+    let first_request = third
+        .iter()
+        .find_map(|e| match e {
+            Event::ModelRequest {
+                tools,
+                new_messages,
+                ..
+            } => Some((tools, new_messages)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(first_request.0, &vec!["list_dir".to_string()]);
+    assert!(
+        first_request
+            .1
+            .iter()
+            .any(|(_, m)| m.contains("Made in an earlier attempt") && m.contains("read_file")),
+        "{:?}",
+        first_request.1
+    );
+}
+
+#[tokio::test]
 async fn calls_outside_the_workspace_are_rejected_and_write_nothing() {
     let project = git_project();
     // A file next to the project that an escaping edit would change.

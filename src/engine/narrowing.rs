@@ -217,6 +217,16 @@ impl Narrowing {
         }
     }
 
+    /// Whether `fixes` name a call (other than `load_skill`) this stage has not made yet: a
+    /// failure that repeats the last one is still worth another attempt while the evidence
+    /// leaves such a choice (the 270M model chose a no-op `drop_outliers` among three named
+    /// calls, the failure repeated, and the stage ended before the other two were offered).
+    pub fn untried(&self, fixes: &[String]) -> bool {
+        NamedCall::all_in(fixes)
+            .iter()
+            .any(|c| c.tool != LOAD_SKILL && !self.made.contains(c))
+    }
+
     /// Offer only the calls that `fixes` (classified evidence) names and this stage has not
     /// made yet, until one is made. Returns the named calls left out because they were made.
     pub fn follow_evidence(&mut self, fixes: &[String]) -> Vec<NamedCall> {
@@ -738,6 +748,7 @@ mod tests {
             ..call("quantize", true, "ok", false)
         };
         n.after_call(&made);
+        assert!(n.untried(&evidence), "the MinMax call is still untried");
         // The checks failed again with the same evidence: the next attempt offers the other one.
         let mut next = n.next_attempt(Some("quantize"));
         let skipped = next.follow_evidence(&evidence);
@@ -755,6 +766,7 @@ mod tests {
             args: r#"{"method":"MinMax","moving_average":true}"#,
             ..call("quantize", true, "ok", false)
         });
+        assert!(!next.untried(&evidence), "every named call was made");
         let mut third = next.next_attempt(Some("quantize"));
         assert_eq!(third.follow_evidence(&evidence).len(), 2);
         assert_eq!(third.offered(&stage_tools()).len(), stage_tools().len());

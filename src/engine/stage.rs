@@ -267,7 +267,10 @@ impl Engine {
             return Step::End(self.pass_stage(stage, run.attempt, run.started, summary));
         }
         let found = self.collect_evidence(stage, run.attempt, outcome.failure.unwrap_or_default());
-        let next = if run.last_signature.as_deref() == Some(found.signature.as_str()) {
+        // The same failure again ends the stage, unless the evidence still names a repair this
+        // stage has not made (the attempts budget still bounds it).
+        let repeated = run.last_signature.as_deref() == Some(found.signature.as_str());
+        let next = if repeated && !self.narrowing.untried(&found.candidate_fixes) {
             Step::Exhausted {
                 budget: BudgetKind::NoProgress,
                 detail: format!(
