@@ -275,7 +275,8 @@ impl Narrowing {
         let named_note = if call.fixes.is_empty() {
             None
         } else {
-            let _made_before = self.follow_evidence(call.fixes);
+            // Calls this stage already made are left out (follow_evidence returns them).
+            self.follow_evidence(call.fixes);
             let actionable: Vec<String> = self
                 .named
                 .iter()

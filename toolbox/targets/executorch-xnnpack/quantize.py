@@ -99,9 +99,14 @@ def check_node_names(graph, names, p):
     unknown = [n for n in names if n not in known]
     if unknown:
         ops = sorted(n.name for n in graph.nodes if n.op == "call_function")
-        raise emit.ToolError(f"{p._where('int8_float_nodes')}: no node {unknown} in the captured graph (nodes_to_exclude / "
-                             f"int8_float_nodes name graph nodes; these are its ops: {', '.join(ops[:40])}"
-                             + (" ..." if len(ops) > 40 else "") + ")")
+        from_toml = [n for n in unknown if n in (p.get("int8_float_nodes") or [])]
+        raise emit.ToolError(
+            f"no node {unknown} in the captured graph"
+            + (f" ({from_toml} from {p._where('int8_float_nodes')} int8_float_nodes: stale after the model's export "
+               "changed? clear it with set_project_option {\"key\": \"int8_float_nodes\", \"value\": []}, then "
+               "int8_sensitivity chooses again)" if from_toml
+               else " (from the nodes_to_exclude argument)")
+            + f"; its ops: {', '.join(ops[:40])}" + (" ..." if len(ops) > 40 else ""))
 
 
 def pt2e_convert(module, cal, config, excluded=()):

@@ -114,9 +114,10 @@ def build(pre, dst, fmt, feeds, calib, per_channel=None, chosen_by=None, calibra
         known = {n.name for n in onnx.load(pre, load_external_data=False).graph.node}
         unknown = [n for n in excluded if n not in known]
         if unknown:
-            raise emit.ToolError(f"no node {unknown} in the model quantize reads (nodes_to_exclude / aipc.toml "
-                                 f"int8_float_nodes name ONNX nodes; inspect lists the ops, int8_sensitivity names the "
-                                 "ones to keep in float): a wrong name would quantize everything")
+            raise emit.ToolError(f"no node {unknown} in the model quantize reads: nodes_to_exclude and aipc.toml "
+                                 "int8_float_nodes name its ONNX nodes (a wrong name would quantize everything); names "
+                                 "from aipc.toml go stale when the model's export changes: clear them with set_project_option "
+                                 "{\"key\": \"int8_float_nodes\", \"value\": []}, then int8_sensitivity chooses again")
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
     t0 = time.monotonic()
     if dynamic:
