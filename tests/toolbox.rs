@@ -570,6 +570,71 @@ async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
     assert_eq!(build[2].0, &["finish_stage".to_string()]);
 }
 
+/// A successful toolbox result that names its next call (`next_calls`, docs/toolbox.md): that
+/// call alone is offered next with its arguments bound, then (it changed the project) the
+/// stage's main tool, then finish_stage.
+#[tokio::test]
+async fn a_result_naming_its_next_call_is_followed_by_that_call_then_the_rebuild() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = toolbox_fixture(root.path());
+    let target = toolbox.join("targets/tt");
+    let contract = std::fs::read_to_string(target.join("contract.toml")).unwrap();
+    let contract = contract
+        .replace(
+            "name = \"build\"\n",
+            "name = \"build\"\nmain_tool = \"make\"\n",
+        )
+        .replace(
+            "broken = \"allow\"\n",
+            "broken = \"allow\"\nanalyse = \"allow\"\n",
+        );
+    std::fs::write(target.join("contract.toml"), contract).unwrap();
+    let mut manifest = std::fs::read_to_string(target.join("toolbox.toml")).unwrap();
+    manifest.push_str(
+        "\n[[tool]]\nname = \"analyse\"\nscript = \"analyse.py\"\ndescription = \"Measure.\"\n",
+    );
+    std::fs::write(target.join("toolbox.toml"), manifest).unwrap();
+    let edit = r#"edit_file {"path": "model.py", "search": "return x", "replace": "return x + 0"}"#;
+    std::fs::write(
+        target.join("analyse.py"),
+        format!(
+            "import json\nprint(json.dumps({{'ok': True, 'next_calls': [{:?} + '  (measured)']}}))\n",
+            edit
+        ),
+    )
+    .unwrap();
+    let project = project();
+    let analyse = r#"{"tool": "analyse", "args": {}}"#;
+    let edit_call = r#"{"tool": "edit_file", "args": {"path": "model.py", "search": "return x", "replace": "return x + 0"}}"#;
+    let harness = engine_for(
+        project.path(),
+        &toolbox,
+        "tt",
+        &script(&[analyse, edit_call, MAKE, FINISH]),
+        batch(),
+    );
+    let (outcome, events) = run(harness).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+    let build = requests(&events, "build");
+    assert_eq!(build.len(), 4, "{build:?}");
+    assert!(
+        build[0].0.contains(&"analyse".to_string()),
+        "{:?}",
+        build[0].0
+    );
+    assert_eq!(*build[1].0, ["edit_file".to_string()]);
+    assert!(
+        build[1]
+            .1
+            .iter()
+            .any(|(_, text)| text.contains("analyse names the next call: edit_file")),
+        "{:?}",
+        build[1].1
+    );
+    assert_eq!(*build[2].0, ["make".to_string()]);
+    assert_eq!(*build[3].0, ["finish_stage".to_string()]);
+}
+
 /// The shipped targets' toolbox tools, in the order the model reads them: the codemods both
 /// targets offer are declared once (toolbox/fixes/toolbox.toml) and take the place of the
 /// target manifest's `[[include]]`, so each target offers the same tools as when each manifest

@@ -293,8 +293,9 @@ impl Engine {
             // The inputs changed: an earlier toolbox failure no longer explains a failed check.
             self.tool_failure = None;
         }
-        let failure_fixes = match (&run.failure, result.ok) {
+        let named_next = match (&run.failure, result.ok) {
             (Some((_, fixes)), false) => fixes.as_slice(),
+            (_, true) => run.next_calls.as_slice(),
             _ => &[],
         };
         let next_step = self.narrowing.after_call(&narrowing::CallOutcome {
@@ -304,7 +305,7 @@ impl Engine {
             observed: &observed,
             changed_files,
             toolbox: is_script,
-            fixes: failure_fixes,
+            fixes: named_next,
         });
         let observation = self
             .setup

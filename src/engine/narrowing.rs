@@ -17,6 +17,10 @@
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
 //!   is withdrawn until a call changes the project's files.
 //!
+//! - a toolbox tool succeeded and its JSON result names the calls that apply what it measured
+//!   (`next_calls`, e.g. the `set_project_option` that records an analysis's choice): those
+//!   calls are offered next, as evidence's named calls are (below), before any rebuild.
+//!
 //! Only toolbox tools are withdrawn: a built-in tool (`run`, `read_file`, …) does something else
 //! with other arguments. Each attempt starts with every tool offered again.
 //!
@@ -171,8 +175,9 @@ pub struct CallOutcome<'a> {
     /// A toolbox tool (a script with a fixed purpose). Built-in tools (`run`, `read_file`, …)
     /// do something else with other arguments, so they are never withdrawn.
     pub toolbox: bool,
-    /// The candidate fixes of the call's classified failure (empty when it succeeded, or when
-    /// the evidence is raw).
+    /// The calls the outcome names next: the candidate fixes of a failed call's classified
+    /// evidence, or the `next_calls` of a successful toolbox result (an analysis naming the
+    /// call that applies what it measured). Empty when the evidence is raw or names nothing.
     pub fixes: &'a [String],
 }
 
@@ -267,29 +272,18 @@ impl Narrowing {
                 ));
             }
             self.spent.insert(call.tool.to_string());
+            if let Some(note) = self.follow_named(call) {
+                // What the tool measured names the next call: it comes before a rebuild (the
+                // 270M model, after an analysis printed the call that records its choice,
+                // rebuilt without it and undid the choice).
+                return Some(note);
+            }
             if !call.changed_files {
                 return None;
             }
             return self.rebuild_after(call.tool);
         }
-        let named_note = if call.fixes.is_empty() {
-            None
-        } else {
-            // Calls this stage already made are left out (follow_evidence returns them).
-            self.follow_evidence(call.fixes);
-            let actionable: Vec<String> = self
-                .named
-                .iter()
-                .filter(|c| c.tool != LOAD_SKILL)
-                .map(|c| format!("{} {}", c.tool, c.args))
-                .collect();
-            (!actionable.is_empty()).then(|| {
-                format!(
-                    "The evidence names the fix: {}. Make that call.",
-                    actionable.join(" or ")
-                )
-            })
-        };
+        let named_note = self.follow_named(call);
         let key = (
             call.tool.to_string(),
             call.args.to_string(),
@@ -305,6 +299,33 @@ impl Narrowing {
             "{} failed twice the same way, so it is not offered again until a call changes the \
              project. Apply the fix the evidence names.",
             call.tool
+        ))
+    }
+
+    /// Narrow to the calls `call`'s outcome names (those this stage has not made yet); the
+    /// sentence that says so, when any besides `load_skill` is left.
+    fn follow_named(&mut self, call: &CallOutcome<'_>) -> Option<String> {
+        if call.fixes.is_empty() {
+            return None;
+        }
+        self.follow_evidence(call.fixes);
+        let actionable: Vec<String> = self
+            .named
+            .iter()
+            .filter(|c| c.tool != LOAD_SKILL)
+            .map(|c| format!("{} {}", c.tool, c.args))
+            .collect();
+        if actionable.is_empty() {
+            return None;
+        }
+        let what = if call.ok {
+            format!("{} names the next call", call.tool)
+        } else {
+            "The evidence names the fix".to_string()
+        };
+        Some(format!(
+            "{what}: {}. Make that call.",
+            actionable.join(" or ")
         ))
     }
 
@@ -675,6 +696,52 @@ mod tests {
         };
         assert!(n.after_call(&edit).unwrap().contains("call export again"));
         assert!(n.offers("export") && !n.offers("edit_file"));
+    }
+
+    #[test]
+    fn an_analysis_naming_its_next_call_is_followed_by_that_call_then_the_rebuild() {
+        let mut n = Narrowing::new(Some("quantize"));
+        let mut tools = stage_tools();
+        tools.push(tool("set_project_option"));
+        tools.push(tool("int8_sensitivity"));
+        let next = fixes(&[
+            r#"set_project_option {"key": "int8_float_nodes", "value": ["a", "b"]}  (records it)"#,
+        ]);
+        let analysis = CallOutcome {
+            fixes: &next,
+            ..call("int8_sensitivity", true, "chose", true)
+        };
+        let note = n.after_call(&analysis).unwrap();
+        assert!(
+            note.contains("int8_sensitivity names the next call"),
+            "{note}"
+        );
+        let offered = n.offered(&tools);
+        assert_eq!(offered.len(), 1, "{offered:?}");
+        assert_eq!(offered[0].name, "set_project_option");
+        assert_eq!(
+            offered[0].args_schema["properties"]["value"],
+            bound_schema(&serde_json::json!(["a", "b"]))
+        );
+        let record = CallOutcome {
+            args: r#"{"key":"int8_float_nodes","value":["a","b"]}"#,
+            toolbox: false,
+            ..call("set_project_option", true, "diff", true)
+        };
+        assert!(n
+            .after_call(&record)
+            .unwrap()
+            .contains("call quantize again"));
+        assert!(n.offers("quantize") && !n.offers(FINISH) && !n.offers("int8_sensitivity"));
+    }
+
+    #[test]
+    fn a_success_naming_nothing_leaves_the_plain_choice() {
+        let mut n = Narrowing::new(Some("quantize"));
+        assert!(n
+            .after_call(&call("fix_median_minmax", true, "ok", false))
+            .is_none());
+        assert!(n.offers("quantize") && n.offers("edit_file") && !n.offers("fix_median_minmax"));
     }
 
     #[test]

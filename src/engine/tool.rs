@@ -38,6 +38,8 @@ pub(crate) struct ToolRun {
     pub(crate) result: ToolResult,
     /// A failed toolbox script's failure and the fixes its signature lists.
     pub(crate) failure: Option<(Failure, Vec<String>)>,
+    /// The calls a successful toolbox script's result names next (its `next_calls`).
+    pub(crate) next_calls: Vec<String>,
 }
 
 impl<'a> Tool<'a> {
@@ -67,6 +69,7 @@ impl<'a> Tool<'a> {
             Tool::Builtin(name) => ToolRun {
                 result: tools::execute(name, args, ctx).await,
                 failure: None,
+                next_calls: Vec::new(),
             },
             Tool::Toolbox(tool) => {
                 let failed = std::sync::Mutex::new(None);
@@ -77,11 +80,13 @@ impl<'a> Tool<'a> {
                     }
                     evidence
                 };
-                let result =
-                    crate::toolbox::execute(tool, args, ctx, classify.python, &on_failure).await;
+                let script =
+                    crate::toolbox::execute_script(tool, args, ctx, classify.python, &on_failure)
+                        .await;
                 ToolRun {
-                    result,
+                    result: script.result,
                     failure: failed.into_inner().unwrap_or_else(|p| p.into_inner()),
+                    next_calls: script.next_calls,
                 }
             }
         }

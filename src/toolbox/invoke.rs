@@ -14,6 +14,14 @@ use serde_json::Value;
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// A toolbox call's outcome: the result the model is told, and the calls a successful
+/// script's JSON result names next (its `next_calls` field, e.g. the `set_project_option` that
+/// records what an analysis chose), in the exact-call form of a signature's fixes.
+pub struct ScriptResult {
+    pub result: ToolResult,
+    pub next_calls: Vec<String>,
+}
+
 /// Run `tool` with `args`. `python` is the interpreter (the target venv's, or `python3`);
 /// `classify` reduces a failure to evidence. Never panics; every problem is an `ok: false`
 /// result whose observation says what to do.
@@ -24,9 +32,26 @@ pub async fn execute(
     python: &str,
     classify: &(dyn Fn(&Failure) -> Evidence + Send + Sync),
 ) -> ToolResult {
+    execute_script(tool, args, ctx, python, classify)
+        .await
+        .result
+}
+
+/// [`execute`], with the calls a successful result names next.
+pub async fn execute_script(
+    tool: &ToolboxTool,
+    args: &Value,
+    ctx: &ToolContext<'_>,
+    python: &str,
+    classify: &(dyn Fn(&Failure) -> Evidence + Send + Sync),
+) -> ScriptResult {
+    let failed = |observation: String| ScriptResult {
+        result: ToolResult::failure(observation),
+        next_calls: Vec::new(),
+    };
     let args = coerce(args, &tool.schema);
     if let Err(problem) = check_args(&args, &tool.schema) {
-        return ToolResult::failure(format!(
+        return failed(format!(
             "invalid arguments for `{}`: {problem}. Expected arguments: {}",
             tool.name,
             signature(&tool.name, &tool.schema)
@@ -61,7 +86,7 @@ pub async fn execute(
     let outcome = match run_command(&spec, &ctx.cancel, &on_line).await {
         Ok(outcome) => outcome,
         Err(e) => {
-            return ToolResult::failure(format!(
+            return failed(format!(
                 "could not start `{}` with {python}: {e}",
                 tool.script.display()
             ))
@@ -84,7 +109,35 @@ pub async fn execute(
         ToolResult::failure(observation)
     };
     result.exit_code = outcome.exit_code;
+    let next_calls = if ok {
+        next_calls(&outcome.stdout)
+    } else {
+        Vec::new()
+    };
+    ScriptResult { result, next_calls }
+}
+
+/// At most this many next calls are taken from one result (a script's output is untrusted).
+const MAX_NEXT_CALLS: usize = 4;
+/// A next call longer than this is ignored.
+const MAX_NEXT_CALL_CHARS: usize = 2000;
+
+/// The `next_calls` strings of the JSON result line in `stdout` (none when absent or not a
+/// list of strings; overlong entries are dropped).
+fn next_calls(stdout: &str) -> Vec<String> {
+    let Some(result) = crate::contract::parse_metrics_line(stdout) else {
+        return Vec::new();
+    };
     result
+        .get("next_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|call| call.len() <= MAX_NEXT_CALL_CHARS)
+        .take(MAX_NEXT_CALLS)
+        .map(str::to_string)
+        .collect()
 }
 
 /// Check `args` against an object schema: required keys, unknown keys (when

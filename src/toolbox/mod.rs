@@ -15,7 +15,7 @@ pub mod invoke;
 pub mod manifest;
 pub mod observation;
 
-pub use invoke::execute;
+pub use invoke::{execute, execute_script, ScriptResult};
 pub use manifest::ManifestError;
 
 use crate::contract::Contract;

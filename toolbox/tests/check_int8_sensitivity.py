@@ -161,6 +161,11 @@ def mixed_precision_keeps_the_fewest_worst_nodes_in_float_and_passes():
     assert int8_passes(after), out
     report = json.loads((d / "build" / "int8_sensitivity.json").read_text())
     assert report["float_nodes"] == res["float_nodes"] and len(report["nodes"]) == res["nodes"], report
+    # The result names the call that records the choice (the engine offers it next).
+    [record] = res["next_calls"]
+    tool_name, args = record.split("  (")[0].split(" ", 1)
+    assert tool_name == "set_project_option", record
+    assert json.loads(args) == {"key": "int8_float_nodes", "value": sorted(res["float_nodes"])}, record
 
 
 @check

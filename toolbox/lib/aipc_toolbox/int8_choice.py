@@ -172,8 +172,10 @@ def mixed_precision_result(report_path, report, scored, found, a, artifact, fmt)
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
     emit.note(f"{artifact}: {fmt} with {len(nodes)} node(s) in float, the fewest of the worst that pass (report: {report_path})")
-    emit.note("record the choice so every quantize keeps it: set_project_option "
-              + json.dumps({"key": "int8_float_nodes", "value": sorted(nodes)}) + ", then quantize {}")
+    record = "set_project_option " + json.dumps({"key": "int8_float_nodes", "value": sorted(nodes)})
+    emit.note(f"record the choice so every quantize keeps it: {record}, then quantize {{}}")
+    # The engine offers the calls a result names next (docs/toolbox.md, "next_calls").
+    out["next_calls"] = [record + "  (records the measured mixed precision, so quantize builds it again)"]
     out.update(passes=1, replaced=1, float_nodes=nodes, float_count=len(nodes),
                **{f"chosen_{k}": v for k, v in tried[high].items() if k != "float_nodes"})
     return out
