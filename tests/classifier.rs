@@ -326,6 +326,15 @@ const CASES: &[Case] = &[
         "quant.int8_float_nodes_stale", "stale-artifact", &[("nodes", r#"["linear_4"]"#)]),
     case(ET, "toolbox/et-int8-sensitivity-no-mixed-precision.txt", "quant.int8_no_mixed_precision", "quantization-accuracy",
         &[("count", "3"), ("report", "build/int8_sensitivity.json")]),
+    // ---- The app's own path (compare with app_eval_data; toolbox/targets/common/app-path.toml;
+    // toolbox/tests/check_app_path.py)
+    gated(ORT, "toolbox/ort-compare-app-path-drop.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.accuracy_drop", "input-preprocessing",
+        &[("file", "app.py"), ("line", "10"), ("function", "Reader.prepare"), ("drop", "+77.08"),
+          ("app_stats", "range [0, 0.06275], mean 0.02839, std 0.01863")]),
+    gated(ET, "toolbox/et-compare-app-path-drop.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.accuracy_drop", "input-preprocessing",
+        &[("file", "app.py"), ("function", "Reader.prepare"), ("eval_stats", "range [0, 1], mean 0.4525, std 0.2969")]),
     // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
     gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
         "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),

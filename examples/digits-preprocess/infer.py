@@ -4,7 +4,9 @@ deployed model classifies them.
 
 `run_inputs()` is what the app feeds the deployed model, built by the app's own preprocessing;
 aipc.toml names it (`run_inputs = "infer:run_inputs"`), so the run stage feeds exactly these
-arrays to the artifact on the target runtime.
+arrays to the artifact on the target runtime. `app_eval()` is the same path over every
+evaluation scan, with its label (`app_eval_data = "infer:app_eval"`): the checks compare the
+artifact's accuracy through it with the eager model's.
 
 `python infer.py` runs the app's pipeline with the eager model on the 360 evaluation scans.
 """
@@ -35,6 +37,13 @@ def run_inputs():
     """What the app feeds the deployed model: one preprocessed scan per request."""
     scans, _ = load_scans()
     return [(preprocess(scans[i:i + 1]),) for i in range(REQUESTS)]
+
+
+def app_eval():
+    """The app's own path on every evaluation scan, with its label: what the app feeds the deployed
+    model for each scan, built by its own preprocessing (aipc.toml `app_eval_data`)."""
+    scans, labels = load_scans()
+    return [(preprocess(scans[i:i + 1]),) for i in range(len(labels))], labels
 
 
 def main():

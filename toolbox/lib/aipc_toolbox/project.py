@@ -229,17 +229,43 @@ class Project:
 
         with Trace(self.root) as trace:
             d = self._call("run_inputs")
-        items = self._run_items(d)
+        items = self._run_items(d, "run_inputs")
         return items, [[trace.builder_of(x) for x in item] for item in items]
 
-    def _run_items(self, d):
+    def traced_app_eval_data(self):
+        """aipc.toml `app_eval_data`: (the input tuples the app feeds, built by its own
+        preprocessing from labelled samples; their labels as a 1-D int64 numpy array, one per
+        sample over all tuples; the builders of each tuple's inputs, as traced_run_inputs gives
+        them). None when the key is not set."""
+        if not self.cfg.get("app_eval_data"):
+            return None
+        import numpy as np
+
+        from .builders import Trace
+
+        with Trace(self.root) as trace:
+            d = self._call("app_eval_data")
+        where = f"{self._where('app_eval_data')}: {self.cfg['app_eval_data']}"
+        if not (isinstance(d, (tuple, list)) and len(d) == 2):
+            raise ToolError(f"{where}: expected (input tuples, labels), got {type(d).__name__}")
+        items = self._run_items(d[0], "app_eval_data")
+        labels = np.asarray(d[1].numpy() if hasattr(d[1], "numpy") else d[1]).reshape(-1)
+        if labels.dtype.kind not in "iu":
+            raise ToolError(f"{where}: the labels must be integers (class indices), got {labels.dtype}")
+        samples = sum(int(item[0].shape[0]) if len(item[0].shape) else 1 for item in items)
+        if samples != labels.shape[0]:
+            raise ToolError(f"{where}: the input tuples hold {samples} samples (dim 0 of the first input) "
+                            f"but there are {labels.shape[0]} labels; return one label per sample")
+        return items, labels.astype(np.int64), [[trace.builder_of(x) for x in item] for item in items]
+
+    def _run_items(self, d, key):
         out = []
         for i, item in enumerate(d if isinstance(d, (list, tuple)) else [d]):
             if hasattr(item, "shape"):
                 item = (item,)
             item = tuple(item)
             if not item or not all(hasattr(t, "shape") and hasattr(t, "dtype") for t in item):
-                raise ToolError(f"{self._where('run_inputs')}: {self.cfg['run_inputs']}: item {i} is not a tuple of tensors or arrays")
+                raise ToolError(f"{self._where(key)}: {self.cfg[key]}: item {i} is not a tuple of tensors or arrays")
             out.append(item)
         return out
 

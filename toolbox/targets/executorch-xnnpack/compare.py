@@ -6,11 +6,16 @@ to its dynamic batch maximum), then compares the first output:
 - cosine: one cosine over all samples' outputs, flattened (AIPC's definition); cosine_mean: the
   mean of the per-sample cosines; cosine_min: the worst sample (aipc_toolbox/metrics.py says why);
 - max_abs_err; top1_agreement; task_acc_ref / task_acc_target; acc_drop_points = 100 x (ref - target);
-- samples. `--artifact build/model_int8.pte` compares the INT8 artifact.
+- samples;
+- app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
+  artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py).
+`--artifact build/model_int8.pte` compares the INT8 artifact.
 """
 import time
 
-from aipc_toolbox import emit, metrics
+import numpy as np
+
+from aipc_toolbox import app_path, emit, metrics
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import eager_outputs, take
 
@@ -44,6 +49,14 @@ def body(a):
         f"min {m['cosine_min']:.6f}), max_abs_err {m['max_abs_err']:.3g}, top-1 agreement {m['top1_agreement']:.4f}"
         + (f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)" if labels is not None else "")
     )
+
+    def run_item(item):
+        import torch
+
+        return method.execute([torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item])
+
+    reference = {"acc": m.get("task_acc_ref"), "inputs": inputs, "outputs": ref[0]}
+    m.update(app_path.measure(p, path, run_item, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if side.get("quantized") else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
     return m

@@ -6,16 +6,22 @@ artifact in onnxruntime, then compares the first output (the logits):
   mean of the per-sample cosines; cosine_min: the worst sample (aipc_toolbox/metrics.py says why);
 - max_abs_err; top1_agreement: share of samples whose arg-max class is the same;
 - task_acc_ref / task_acc_target: accuracy against the labels; acc_drop_points = 100 x (ref - target);
-- samples. `--artifact build/model_int8.onnx` compares the INT8 artifact (kind: int8).
+- samples;
+- app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
+  artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py).
+`--artifact build/model_int8.onnx` compares the INT8 artifact (kind: int8).
 """
 import time
 
-from aipc_toolbox import emit, metrics
+import numpy as np
+
+from aipc_toolbox import app_path, emit, metrics
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import eager_outputs, take
 
 
 def body(a):
+    from ortcommon import feed as feed_dict
     from ortcommon import is_quantized, require_artifact, run_all, session
 
     path = require_artifact(a["artifact"], hint="call export (FP32) or quantize (INT8) first")
@@ -39,6 +45,12 @@ def body(a):
         f"min {m['cosine_min']:.6f}), max_abs_err {m['max_abs_err']:.3g}, top-1 agreement {m['top1_agreement']:.4f}"
         + (f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)" if labels is not None else "")
     )
+
+    def run_item(item):
+        return sess.run(None, feed_dict(sess, [t if isinstance(t, np.ndarray) else t.numpy() for t in item]))
+
+    reference = {"acc": m.get("task_acc_ref"), "inputs": inputs, "outputs": ref[0]}
+    m.update(app_path.measure(p, path, run_item, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if is_quantized(path) else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
     return m

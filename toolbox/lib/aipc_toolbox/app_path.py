@@ -1,0 +1,120 @@
+"""The application's own inference path on an artifact (aipc.toml `app_eval_data`).
+
+compare measures an artifact on the project's model-ready eval_data. That cannot see the app's
+preprocessing: a repair of the input contract that gives the right dtype and shape but the wrong
+values (a reshape instead of a transpose, another scale) runs, and passes every gate on eval
+data, while the deployed app classifies noise. `app_eval_data` returns what the app feeds the
+deployed model, built by its own preprocessing from raw samples whose labels are known; each
+input tuple goes to the artifact unchanged, as the app would send it, and the task accuracy of
+those outputs is compared with the eager model's accuracy on eval_data (the reference):
+
+- app_path_checked: 1 when aipc.toml names app_eval_data (else 0, and nothing is measured);
+- app_acc_target: accuracy of the artifact on the app's feed;
+- app_acc_eager: accuracy of the eager model on the same feed, when the model takes it (a low
+  value here too says the feed itself is wrong, not the artifact);
+- app_acc_drop_points = 100 x (eager accuracy on eval_data - app_acc_target): app_eval_data holds
+  the raw form of eval_data's samples, so the two accuracies compare (another sample set would
+  differ by chance); app_top1_agreement, when the sample counts match, compares class by class;
+- app_path_ok: 1 when the drop is within max_app_drop_points, or when nothing is checked.
+
+When the drop is over budget, one `aipc-warning: app path accuracy:` line names the function of
+the app that built the inputs (file:line, found by following the app's call,
+aipc_toolbox/builders.py) and the value statistics of its feed next to eval_data's, so the repair
+goes where the app prepares its inputs.
+"""
+import numpy as np
+
+from . import emit, feed
+
+APP_SAMPLES_MAX = 100_000  # samples run through the app's path at most (bounded memory)
+
+
+def _stats(arrays):
+    """min / max / mean / std of a list of arrays, float64, over every element."""
+    lo, hi, total, total_sq, n = np.inf, -np.inf, 0.0, 0.0, 0
+    for a in arrays:
+        x = np.asarray(a, dtype=np.float64)
+        if not x.size:
+            continue
+        lo, hi = min(lo, float(x.min())), max(hi, float(x.max()))
+        total, total_sq, n = total + float(x.sum()), total_sq + float((x * x).sum()), n + x.size
+    if not n:
+        return None
+    mean = total / n
+    return {"min": lo, "max": hi, "mean": mean, "std": float(np.sqrt(max(total_sq / n - mean * mean, 0.0)))}
+
+
+def _fmt(s):
+    return f"range [{s['min']:.4g}, {s['max']:.4g}], mean {s['mean']:.4g}, std {s['std']:.4g}"
+
+
+def _numpy(x):
+    return x if isinstance(x, np.ndarray) else x.detach().cpu().numpy()
+
+
+def _top1(outputs):
+    return np.concatenate([np.asarray(y).reshape(np.asarray(y).shape[0], -1).argmax(axis=1) for y in outputs])
+
+
+def _eager_accuracy(model, items, labels):
+    """The eager model on the app's feed; None when it does not take it as given."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            outs = [model(*[torch.as_tensor(np.ascontiguousarray(_numpy(t))) for t in item]) for item in items]
+    except Exception as e:  # noqa: BLE001 -- any failure means "the eager model does not take this feed"
+        emit.note(f"app path: the eager model does not take the app's feed as given ({emit.describe(e)})")
+        return None
+    outs = [o[0] if isinstance(o, (tuple, list)) else o for o in outs]
+    return float((_top1([_numpy(o) for o in outs]) == labels).mean())
+
+
+def measure(project, artifact, run_item, reference, max_drop_points, model=None):
+    """Run the app's feed through the artifact: `run_item(tuple of inputs as the app built them)`
+    returns the artifact's outputs (first = the logits). `reference` holds what compare measured
+    on eval_data: "acc" (the eager model's accuracy), "inputs" (eval_data's input tensors, for
+    the statistics) and "outputs" (the eager model's first output, for the per-sample agreement
+    when the app's feed holds the same samples); `model` (optional) the eager model, run on the
+    same feed. Returns the app_* metrics."""
+    reference_acc = reference["acc"]
+    traced = project.traced_app_eval_data()
+    if traced is None:
+        emit.note("app path: not checked (aipc.toml names no app_eval_data)")
+        return {"app_path_checked": 0, "app_path_ok": 1}
+    items, labels, builders = traced
+    if labels.shape[0] > APP_SAMPLES_MAX:
+        raise emit.ToolError(f"app_eval_data returns {labels.shape[0]} samples; at most {APP_SAMPLES_MAX} are run")
+    if reference_acc is None:
+        raise emit.ToolError("app_eval_data is set, but eval_data has no labels: the app's accuracy has no reference; "
+                             "return (inputs, labels) from eval_data")
+    outputs = [_numpy(run_item(item)[0]) for item in items]
+    acc = float((_top1(outputs) == labels).mean())
+    eager_acc = _eager_accuracy(model, items, labels) if model is not None else None
+    drop = round(100.0 * (reference_acc - acc), 6)
+    ok = drop <= max_drop_points
+    origin = feed.where(project)
+    emit.note(f"{artifact} through the app's own feed ({len(labels)} samples of app_eval_data): accuracy {acc:.4f}, "
+              f"eager on eval_data {reference_acc:.4f} ({drop:+.2f} points drop)"
+              + (f"; eager on the app's feed {eager_acc:.4f}" if eager_acc is not None else ""))
+    m = {"app_path_checked": 1, "app_path_ok": int(ok), "app_samples": int(labels.shape[0]),
+         "app_acc_target": acc, "app_acc_drop_points": drop}
+    if eager_acc is not None:
+        m["app_acc_eager"] = eager_acc
+    eager_top1 = _top1([_numpy(reference["outputs"])])
+    if eager_top1.shape[0] == labels.shape[0]:
+        # The same samples as eval_data (as the key's doc asks): class by class agreement.
+        m["app_top1_agreement"] = float((_top1(outputs) == eager_top1).mean())
+    if not ok:
+        built = next((b for item in builders for b in item if b is not None), None)
+        where = f"{built.file}:{built.line} {built.function}()" if built else origin
+        app_stats = _stats(_numpy(item[0]) for item in items)
+        ref_stats = _stats([_numpy(reference["inputs"][0])])
+        stats = (f"; the app feeds {_fmt(app_stats)}, eval_data holds {_fmt(ref_stats)}"
+                 if app_stats and ref_stats else "")
+        emit.warn("app path accuracy",
+                  f"{artifact} through the app's own feed scores {acc:.4f}, the eager model {reference_acc:.4f} on eval_data "
+                  f"({drop:+.2f} points drop, budget {max_drop_points}): the inputs are built by {where}{stats}. "
+                  "Repair the preprocessing in that function so that it feeds what the model was trained on")
+        m["app_builder"] = where
+    return m

@@ -1,0 +1,193 @@
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
+"""The application's own path (compare with aipc.toml app_eval_data, aipc_toolbox/app_path.py),
+run for real on a small trained classifier whose app reads raw integer readings and prepares
+them in a method of its own class:
+
+- a right preprocessing: app_path_ok 1, the same accuracy and class-by-class agreement as eager
+  on eval_data;
+- preprocessing that runs but gives other values (another scale; the features in another order):
+  app_path_ok 0, and the warning names the method that built the inputs (file:line) and both
+  value ranges, in the form the app.accuracy_drop signature reads;
+- no app_eval_data: nothing is measured, and the check says so;
+- labels that do not match the samples: a clear error naming aipc.toml's line.
+"""
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+
+from checklib import ROOT, check, main, run_script
+
+try:
+    import onnxruntime  # noqa: F401
+
+    TARGET_NAME, EXT = "onnxruntime-cpu", "onnx"
+except ImportError:
+    TARGET_NAME, EXT = "executorch-xnnpack", "pte"
+TARGET = ROOT / "toolbox" / "targets" / TARGET_NAME
+
+NET = '''
+import torch
+from torch import nn
+
+
+def raw(n, seed):
+    """Raw readings as the sensor gives them: integers 0..16, and the class of each."""
+    g = torch.Generator().manual_seed(seed)
+    centers = torch.rand(4, 12, generator=torch.Generator().manual_seed(0)) * 16.0
+    y = torch.randint(0, 4, (n,), generator=g)
+    x = (centers[y] + torch.randn(n, 12, generator=g) * 2.0).round().clamp(0, 16)
+    return x.to(torch.uint8), y
+
+
+def build():
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(12, 32), nn.ReLU(), nn.Linear(32, 4))
+    x, y = raw(512, 1)
+    x = x.float() / 16.0
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    for _ in range(200):
+        opt.zero_grad()
+        nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+    return net.eval()
+
+
+def sample():
+    return (raw(8, 2)[0].float() / 16.0,)
+
+
+def held_out():
+    x, y = raw(96, 3)
+    return (x.float() / 16.0,), y
+
+
+def calibration():
+    x, _ = raw(64, 4)
+    return [(x[i:i + 8].float() / 16.0,) for i in range(0, 64, 8)]
+'''
+
+APP = '''
+import numpy as np
+
+import net
+
+
+class Reader:
+    """The app's front end: readings in, model input out."""
+
+    def prepare(self, readings):
+        return {prepare}
+
+
+def labelled(limit=None):
+    x, y = net.raw(96, 3)
+    x, y = x.numpy(), y.numpy()
+    reader = Reader()
+    feeds = [(reader.prepare(x[i:i + 8]),) for i in range(0, 96, 8)]
+    return feeds, y[:limit]
+'''
+
+RIGHT = "(readings / 16.0).astype(np.float32)"
+WRONG_SCALE = "(readings / 255.0).astype(np.float32)"
+WRONG_ORDER = "np.ascontiguousarray((readings / 16.0).astype(np.float32)[:, ::-1])"
+
+TOML = '''target = "{target}"
+[project]
+model = "net:build"
+example_inputs = "net:sample"
+eval_data = "net:held_out"
+calibration_data = "net:calibration"
+input_names = ["x"]
+output_names = ["y"]
+quantize = "int8"
+{extra}
+'''
+
+_DIR = None
+
+
+def project(prepare=RIGHT, app_eval_data="app:labelled"):
+    """The project folder, exported once; app.py and aipc.toml rewritten for each check."""
+    global _DIR
+    fresh = _DIR is None
+    if fresh:
+        _DIR = Path(tempfile.mkdtemp(prefix="aipc-app-path-"))
+        (_DIR / "net.py").write_text(NET)
+    (_DIR / "app.py").write_text(APP.format(prepare=prepare))
+    extra = f'app_eval_data = "{app_eval_data}"' if app_eval_data else ""
+    (_DIR / "aipc.toml").write_text(TOML.format(target=TARGET_NAME, extra=extra))
+    if fresh:
+        res, out = tool("export.py", {})
+        assert res["ok"], out
+    return _DIR
+
+
+def tool(script, args):
+    return run_script(TARGET, _DIR, script, args)
+
+
+def signature(sig_id):
+    with open(ROOT / "toolbox" / "targets" / "common" / "app-path.toml", "rb") as f:
+        entry = next(s for s in tomllib.load(f)["signature"] if s["id"] == sig_id)
+    return re.compile(entry["regex"]), entry["fixes"]
+
+
+def prepare_line():
+    return next(i for i, line in enumerate((_DIR / "app.py").read_text().splitlines(), 1) if "def prepare" in line)
+
+
+@check
+def the_apps_own_path_scores_as_eager_when_it_prepares_the_inputs_right():
+    project()
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["ok"] and res["app_path_checked"] == 1 and res["app_path_ok"] == 1, out
+    assert res["app_samples"] == 96 and res["app_top1_agreement"] == 1.0, out
+    assert res["app_acc_target"] == res["task_acc_ref"] > 0.5 and res["app_acc_drop_points"] == 0, out
+    assert res["app_acc_eager"] == res["task_acc_ref"], out
+    assert "aipc-warning" not in out, out
+
+
+@check
+def preprocessing_that_runs_but_gives_other_values_fails_and_names_the_function_that_builds_the_inputs():
+    regex, fixes = signature("app.accuracy_drop")
+    for prepare, what in ((WRONG_SCALE, "another scale"), (WRONG_ORDER, "the features in another order")):
+        project(prepare)
+        res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+        assert res["ok"] and res["app_path_checked"] == 1 and res["app_path_ok"] == 0, (what, out)
+        assert res["app_acc_drop_points"] > 10 and res["app_top1_agreement"] < 0.9, (what, out)
+        # The eager model on the same feed is as wrong: the feed is, not the artifact.
+        assert abs(res["app_acc_eager"] - res["app_acc_target"]) < 0.02, (what, out)
+        m = regex.search(out)
+        assert m, (what, out)
+        assert (m["file"], m["line"], m["function"]) == ("app.py", str(prepare_line()), "Reader.prepare"), m.groupdict()
+        assert m["app_stats"] and m["eval_stats"], m.groupdict()
+        call = fixes[0].replace("${file}", m["file"]).replace("${function}", m["function"])
+        assert call.startswith('replace_function {"file": "app.py", "function": "Reader.prepare"}'), call
+    # The scale shows in the two ranges the evidence gives.
+    project(WRONG_SCALE)
+    _, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    m = regex.search(out)
+    assert "range [0, 0.06" in m["app_stats"] and "range [0, 1]" in m["eval_stats"], m.groupdict()
+
+
+@check
+def without_app_eval_data_nothing_is_measured_and_the_check_says_so():
+    project(WRONG_SCALE, app_eval_data=None)
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["ok"] and res["app_path_checked"] == 0 and res["app_path_ok"] == 1, out
+    assert "app path: not checked (aipc.toml names no app_eval_data)" in out, out
+
+
+@check
+def labels_that_do_not_match_the_samples_are_a_clear_error():
+    project(app_eval_data="app:labelled_short")
+    (_DIR / "app.py").write_text(APP.format(prepare=RIGHT) + "\n\ndef labelled_short():\n    return labelled(90)\n")
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert not res["ok"], out
+    assert "aipc.toml:10: app:labelled_short: the input tuples hold 96 samples" in out and "90 labels" in out, out
+    project()
+
+
+if __name__ == "__main__":
+    main()
