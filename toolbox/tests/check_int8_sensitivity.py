@@ -201,6 +201,42 @@ def inspect_asks_for_the_choice_to_be_recorded_then_quantize_keeps_it():
 
 
 @check
+def a_set_that_keeps_every_quantized_node_in_float_never_passes():
+    import numpy as np
+
+    from aipc_toolbox import int8_choice
+
+    ref = [np.eye(4)]
+    built = []
+
+    def build(nodes):
+        built.append(list(nodes))
+        return nodes
+
+    def outputs(nodes):
+        # Only the all-float build matches eager: the search must not take it.
+        return [ref[0] if set(nodes) >= {"a", "b", "c"} else np.ones((4, 4))]
+
+    a = {"min_cosine": 0.95, "min_top1_agreement": 0.98, "max_acc_drop_points": 1.0}
+    k, tried, _ = int8_choice.fewest_in_float([["a"], ["b"], ["c"]], [], 3, build, outputs, ref, None, a, ["a", "b", "c"])
+    assert k is None and tried[3]["passes"] == 0 and tried[3]["no_int8_left"] == 1, tried
+    assert all(set(n) != {"a", "b", "c"} for n in built), built
+
+
+@check
+def the_choice_is_measured_with_the_calibration_quantize_rebuilds_with():
+    project(extra="")
+    tool("quantize.py", {"moving_average": True} if TARGET_NAME == "onnxruntime-cpu" else {"observer": "minmax"})
+    res, out = tool("int8_sensitivity.py", {})
+    assert res["ok"] and "calibration settings: quantize's defaults" in out and "are not reused" in out, out
+    project(extra=f"int8_float_nodes = {json.dumps(sorted(res['float_nodes']))}")
+    after, out = tool("quantize.py", {})
+    cmp_, out = tool("compare.py", {"artifact": INT8})
+    assert int8_passes(cmp_), out
+    project()
+
+
+@check
 def calibration_outliers_come_first_and_impossible_thresholds_fail_the_call():
     d = project(calibration="calibration_with_outlier")
     tool("quantize.py", {})

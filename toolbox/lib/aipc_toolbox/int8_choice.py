@@ -42,6 +42,19 @@ def calibration_note(artifact, recorded):
     emit.note("calibration settings " + (f"of {artifact} reused: {recorded}" if recorded else "by default (no recorded INT8 build)"))
 
 
+def project_calibration(artifact, recorded):
+    """The calibration settings int8_sensitivity measures with: quantize's defaults, which is what
+    `quantize {}` builds once aipc.toml records the chosen float nodes. The settings of the last
+    build (`recorded`: a method, moving average, outliers dropped by one call) are not reused: a
+    choice measured under them would not be the one the rebuild makes (measured: a search under a
+    moving-average calibration kept 7 of 9 nodes in float, the default build needs 2)."""
+    if recorded:
+        emit.note(f"calibration settings: quantize's defaults, as quantize {{}} rebuilds; {artifact}'s {recorded} are not reused")
+    else:
+        emit.note("calibration settings: quantize's defaults, as quantize {} rebuilds")
+    return {}
+
+
 def format_fields(artifact, built, wanted, chosen_by):
     """inspect's fields for an INT8 artifact built in format `built` when aipc.toml asks for
     `wanted`, and its line when they differ: the artifact int8_formats measured and kept is
@@ -98,13 +111,16 @@ def counts(limit):
     return out + [limit]
 
 
-def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a):
+def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantized_nodes=()):
     """Accuracy-controlled mixed precision: keep the first k `groups` (node lists, the worst first)
     in float beside `base`, for k = 1, 2, 4, ... then bisect to the fewest k that passes the
     thresholds in `a`. `build(nodes)` builds an INT8 artifact with `nodes` in float and returns
-    its path; `outputs(path)` runs it on the eval inputs. Returns (k or None, {k: metrics},
-    {k: (path, nodes)})."""
+    its path; `outputs(path)` runs it on the eval inputs. A set that keeps every node of
+    `quantized_nodes` (the scored ones) in float is no INT8 model and never passes (measured: a
+    search that reached it "passed" with cosine 1.0 and an artifact without one INT8 node).
+    Returns (k or None, {k: metrics}, {k: (path, nodes)})."""
     tried, builds = {}, {}
+    every_quantized = set(quantized_nodes)
 
     def attempt(k):
         if k in tried:
@@ -112,6 +128,10 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a):
         nodes = list(base)
         for group in groups[:k]:
             nodes += [n for n in group if n not in nodes]
+        if every_quantized and every_quantized <= set(nodes):
+            emit.note(f"the {k} worst kept in float ({len(nodes)} node(s)) leave no node in INT8: not a mixed precision")
+            tried[k] = {"passes": 0, "float_nodes": len(nodes), "no_int8_left": 1}
+            return 0
         path = build(nodes)
         m = metrics.compare(ref[0], outputs(path)[0], labels)
         row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}

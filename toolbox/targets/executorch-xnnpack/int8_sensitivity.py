@@ -18,6 +18,10 @@ The onnxruntime-cpu tool of the same name does this on ONNX graphs; here the gra
    sidecar recording the float nodes and that this tool chose them; inspect then asks for the
    choice to be recorded in aipc.toml (`int8_float_nodes`).
 
+Every build uses quantize's default calibration settings, the ones `quantize {}` rebuilds with
+once aipc.toml records the choice (the last build's own settings are not reused), and a set that
+keeps every quantized node in float is never taken (that is no INT8 model).
+
 A calibration set with outliers or on another scale than the eval inputs (aipc_toolbox/calib.py)
 makes every layer look bad: the tool refuses and prints the calibration line, whose repair comes
 first. When no set passes, the tool fails (the `int8 mixed precision` line says so) and leaves
@@ -156,8 +160,7 @@ def body(a):
     p = Project()
     side = (etcommon.read_sidecar(INT8) if os.path.isfile(INT8) else None) or {}
     recorded = side.get("quantize") or {}
-    calib = {k: recorded[k] for k in quantize.CALIB_KEYS if k in recorded}
-    int8_choice.calibration_note(INT8, calib)
+    calib = int8_choice.project_calibration(INT8, {k: recorded[k] for k in quantize.CALIB_KEYS if k in recorded})
     fmt = quantize.project_format(p)
     analysed = "static-channel" if quantize.FORMATS[fmt][1] else fmt
     base = sorted(set(calib.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
@@ -189,7 +192,8 @@ def body(a):
         def outputs(path):
             return etcommon.run_all(etcommon.load_method(path), arrays, etcommon.read_sidecar(path))
 
-        found = int8_choice.fewest_in_float(groups, base, limit, build_with, outputs, ref, labels, a)
+        found = int8_choice.fewest_in_float(groups, base, limit, build_with, outputs, ref, labels, a,
+                                            [s["node"] for s in scored])
         if found[0] is not None:
             path = found[2][found[0]][0]
             with open(etcommon.sidecar_path(path)) as f:

@@ -16,6 +16,10 @@ kept in float that bring the INT8 model within the accuracy thresholds.
    nodes are float and that this tool chose them (`aipc.chosen_by`); inspect then asks for the
    choice to be recorded in aipc.toml (`int8_float_nodes`), so quantize builds it again.
 
+Every build uses quantize's default calibration settings, the ones `quantize {}` rebuilds with
+once aipc.toml records the choice (the last build's own settings are not reused), and a set that
+keeps every quantized node in float is never taken (that is no INT8 model).
+
 A calibration set with outliers or on another scale than the eval inputs (aipc_toolbox/calib.py)
 makes every layer look bad: the tool refuses and prints the calibration line, whose repair comes
 first.
@@ -168,7 +172,8 @@ def body(a):
     src = require_artifact(FP32, "FP32 model", hint="call export first")
     p = Project()
     fmt = project_format(p)
-    previous, calib = recorded_calibration(INT8)
+    previous, recorded = recorded_calibration(INT8, note=False)
+    calib = int8_choice.project_calibration(INT8, recorded)
     feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
     int8_choice.refuse_unsound_calibration(audit, calib)
     base = sorted(set(calib.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
@@ -195,7 +200,7 @@ def body(a):
             return path
 
         found = int8_choice.fewest_in_float(groups, base, limit, build_with, lambda path: run_all(session(path), arrays),
-                                            ref, labels, a)
+                                            ref, labels, a, [s["node"] for s in scored])
         if found[0] is not None:
             # The candidates live in the temporary folder: only the kept one becomes the artifact.
             shutil.copyfile(found[2][found[0]][0], INT8)

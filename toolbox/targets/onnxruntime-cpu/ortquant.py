@@ -167,14 +167,15 @@ def feeds_reader(feeds):
     return Reader()
 
 
-def recorded_calibration(path):
+def recorded_calibration(path, note=True):
     """(format, calibration settings CALIB_KEYS) the INT8 artifact at `path` was built with, as a
     later build reuses them (the accuracy stage's choice is kept); (None, {}) when there is none."""
     previous, calib = recorded(path) if os.path.isfile(path) else (None, {})
     calib = {k: calib[k] for k in CALIB_KEYS if k in calib}
-    from aipc_toolbox.int8_choice import calibration_note
+    if note:
+        from aipc_toolbox.int8_choice import calibration_note
 
-    calibration_note(path, calib)
+        calibration_note(path, calib)
     return previous, calib
 
 
