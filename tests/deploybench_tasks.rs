@@ -13,7 +13,7 @@ use aipc::bench::deploy::{load_tasks, materialize, Task};
 use aipc::contract::Contract;
 use common::data_dir;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TARGETS: [&str; 2] = ["onnxruntime-cpu", "executorch-xnnpack"];
@@ -112,16 +112,32 @@ fn materialized() -> (tempfile::TempDir, Vec<(Task, PathBuf)>) {
     (tmp, copies)
 }
 
+/// The files under `dir` (its subfolders' too), relative to it.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(rel) = pending.pop() {
+        for entry in std::fs::read_dir(dir.join(&rel)).expect("overlay folder") {
+            let entry = entry.expect("overlay entry");
+            let path = rel.join(entry.file_name());
+            if entry.file_type().expect("file type").is_dir() {
+                pending.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn overlays_apply_and_the_merged_contract_loads() {
     let targets = data_dir().join("toolbox/targets");
     let (_tmp, copies) = materialized();
     for (task, copy) in &copies {
         if let Some(overlay) = &task.overlay {
-            for entry in std::fs::read_dir(overlay).expect("overlay folder") {
-                let entry = entry.expect("overlay entry");
-                let name = entry.file_name();
-                let want = std::fs::read(entry.path()).expect("overlay file");
+            for name in files_under(overlay) {
+                let want = std::fs::read(overlay.join(&name)).expect("overlay file");
                 let got = std::fs::read(copy.join(&name)).expect("copied overlay file");
                 assert_eq!(got, want, "{}: {:?} not overlaid", task.name, name);
             }
