@@ -326,6 +326,11 @@ const CASES: &[Case] = &[
         "quant.int8_float_nodes_stale", "stale-artifact", &[("nodes", r#"["linear_4"]"#)]),
     case(ET, "toolbox/et-int8-sensitivity-no-mixed-precision.txt", "quant.int8_no_mixed_precision", "quantization-accuracy",
         &[("count", "3"), ("report", "build/int8_sensitivity.json")]),
+    // ---- The project's model function (aipc_toolbox/envcheck.py; toolbox/targets/common/env.toml)
+    gated(ORT, "toolbox/ort-env-model-not-deterministic.txt", "toolchain and project load", &["eager_deterministic == 1=0.0000"],
+        "env.model_not_deterministic", "project-model", &[("file", "net.py"), ("function", "build_net")]),
+    gated(ET, "toolbox/et-env-model-not-deterministic.txt", "toolchain and project load", &["eager_deterministic == 1=0.0000"],
+        "env.model_not_deterministic", "project-model", &[("file", "net.py"), ("function", "build_net")]),
     // ---- The app's own path (compare with app_eval_data; toolbox/targets/common/app-path.toml;
     // toolbox/tests/check_app_path.py)
     gated(ORT, "toolbox/ort-compare-app-path-drop.txt", "app path", &["app_path_ok == 1=0.0000"],
@@ -471,13 +476,14 @@ fn tables_load_with_unique_ids() {
     // The shared tables come first, in the order included.
     for target in [ORT, ET] {
         let ids: Vec<&str> = table(target).signatures().iter().map(|s| s.id()).collect();
-        assert_eq!(ids[3], "export.data_dependent_guard");
+        assert_eq!(ids[4], "export.data_dependent_guard");
         assert_eq!(
-            ids[..3],
+            ids[..4],
             [
                 "env.toolchain_incomplete",
                 "env.torch_cuda_libs_missing",
-                "env.qnn_sdk_missing"
+                "env.qnn_sdk_missing",
+                "env.model_not_deterministic"
             ]
         );
     }

@@ -2,7 +2,8 @@
 environment the engine promises there (QNN_SDK_ROOT set, the venv's python), and does the
 project load and run eagerly on its example inputs (weights present, data importable)?
 
-Prints the versions and, as metrics, toolchain_ok, project_ok and eager_ok (1/0).
+Prints the versions and, as metrics, toolchain_ok, project_ok, eager_ok and eager_deterministic
+(1/0: the model function builds the same model each call, and it gives the same outputs again).
 """
 import importlib
 import os
@@ -45,10 +46,52 @@ def check(modules):
         y = model(*inputs)
     ys = [y] if isinstance(y, torch.Tensor) else list(y)
     out["eager_ok"] = 1
+    out["eager_deterministic"] = deterministic(p, model, inputs, ys)
     out["example_inputs"] = [list(t.shape) for t in inputs]
     out["eager_outputs"] = [list(t.shape) for t in ys]
     emit.note(f"project: {p['model']} runs on example inputs {out['example_inputs']} -> {out['eager_outputs']}")
     return out
+
+
+def _tensors(y):
+    import torch
+
+    return [y] if isinstance(y, torch.Tensor) else [t for t in y if isinstance(t, torch.Tensor)]
+
+
+def deterministic(p, model, inputs, ys):
+    """1 when the model gives the same outputs on the example inputs when called again, and when
+    the model function, called again, builds the same model. Every gate compares an artifact with
+    "the eager model": a function that builds new random weights on each call (no seed, no weights
+    loaded) makes that reference a different model each time, and the artifact is compared with a
+    stranger (cosine near 0). Else 0, with the warning naming the model function's file and name."""
+    import torch
+
+    with torch.no_grad():
+        again = _tensors(model(*inputs))
+        rebuilt = _tensors(p.load_model()(*inputs))
+    first = [t.detach().float() for t in ys]
+
+    def diff(other):
+        return max((float((a - b.detach().float()).abs().max()) for a, b in zip(first, other) if a.shape == b.shape),
+                   default=0.0)
+
+    scale = max((float(t.abs().max()) for t in first if t.numel()), default=1.0) or 1.0
+    same_call, same_build = diff(again), diff(rebuilt)
+    if same_call <= 1e-5 * scale and same_build <= 1e-5 * scale:
+        return 1
+    module, _, function = p["model"].partition(":")
+    where = f"{module.replace('.', '/')}.py {function}()"
+    if same_call > 1e-5 * scale:
+        emit.warn("model not deterministic", f"the model gives other outputs when called again on the same example "
+                  f"inputs (max difference {same_call:.3g}): a random op or dropout stays active in eval mode; "
+                  f"model function {where}")
+    else:
+        emit.warn("model not deterministic", f"each call builds a different model (outputs differ by {same_build:.3g} "
+                  "on the example inputs): it makes new random weights, so every check would compare the artifact "
+                  "with another model; seed it (torch.manual_seed) before building, or load saved weights; "
+                  f"model function {where}")
+    return 0
 
 
 def _dist_version(dist):
