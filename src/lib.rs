@@ -67,6 +67,8 @@ pub(crate) mod json_stream;
 pub(crate) mod junit;
 pub mod model;
 pub(crate) mod printer;
+pub(crate) mod project_entries;
+pub(crate) mod project_init;
 pub(crate) mod project_table;
 pub mod prompts;
 pub mod protocol;

@@ -83,7 +83,16 @@ fn check_project_table(project: &Path, toolbox: &Toolbox) -> Result<(), ExitErro
             ))
         }
     };
-    let problems = crate::project_table::validate(&text, project);
+    let mut problems = crate::project_table::validate(&text, project);
+    if problems.is_empty() {
+        // The entries' modules parse and bind their functions (python3's ast, nothing imported).
+        // When the check cannot run (no python3) the toolbox's env check still imports them.
+        problems = crate::project_entries::check(&text, project)
+            .unwrap_or_default()
+            .iter()
+            .map(crate::project_entries::EntryProblem::to_table_problem)
+            .collect();
+    }
     if problems.is_empty() {
         return Ok(());
     }

@@ -912,3 +912,148 @@ fn run_checks_the_project_table_before_any_toolchain_setup() {
     );
     assert!(!project.path().join(".aipc/sessions").exists());
 }
+
+/// `aipc run` also parses the entries' modules (python3's ast, nothing imported): a function the
+/// module does not define, and a module that does not parse, exit 2 before any toolchain setup.
+#[test]
+fn run_checks_that_the_model_functions_exist_before_any_toolchain_setup() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("model.py"),
+        "def load_model():\n    pass\n",
+    )
+    .unwrap();
+    std::fs::write(project.path().join("data.py"), "def example(:\n").unwrap();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        "target = \"onnxruntime-cpu\"\n\n[project]\nmodel = \"model:load_modle\"\nexample_inputs = \"data:example\"\n",
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let out = aipc()
+        .env("AIPC_CACHE_DIR", cache.path())
+        .args(["run", "--batch", "--model"])
+        .arg(demo_model())
+        .arg(project.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("aipc.toml:4: `model` = \"model:load_modle\": model.py defines no `load_modle` at its top level (did you mean `load_model`?)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("data.py:1: does not parse"), "{stderr}");
+    assert!(
+        !cache.path().join("toolchains").exists(),
+        "no toolchain setup"
+    );
+}
+
+/// `aipc init` on a project it has never seen: it lists the functions that look like the model
+/// when --from is missing (batch: exit 2, nothing written), writes aipc.toml and the hooks, and
+/// checks them (a misspelt function: exit 2 naming aipc.toml's line); it never replaces files
+/// without --force.
+#[test]
+fn init_writes_a_project_table_and_hooks_that_validate() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join("nets")).unwrap();
+    std::fs::write(project.path().join("nets/__init__.py"), "").unwrap();
+    std::fs::write(
+        project.path().join("nets/classifier.py"),
+        "import torch\n\n\ndef build_classifier():\n    torch.manual_seed(0)\n    return torch.nn.Linear(16, 4)\n\n\ndef _helper():\n    pass\n",
+    )
+    .unwrap();
+    let init = |args: &[&str]| {
+        aipc()
+            .arg("init")
+            .args(args)
+            .arg(project.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = init(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("give --from module:function"), "{stderr}");
+    assert!(
+        stderr.contains("candidates: nets.classifier:build_classifier"),
+        "{stderr}"
+    );
+    assert!(!project.path().join("aipc.toml").exists());
+
+    let out = init(&["--from", "nets.classifier:build_classifier"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("give --input-shape"), "{stderr}");
+
+    let out = init(&[
+        "--from",
+        "nets.classifier:build_clasifier",
+        "--input-shape",
+        "16",
+        "--target",
+        "executorch-xnnpack",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("aipc.toml:6: `model` = \"nets.classifier:build_clasifier\": nets/classifier.py defines no `build_clasifier`"),
+        "{stderr}"
+    );
+    let out = init(&[
+        "--from",
+        "nets.classifier:build_classifier",
+        "--input-shape",
+        "16",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "no --force: {out:?}");
+    let before = std::fs::read_to_string(project.path().join("aipc.toml")).unwrap();
+    assert!(
+        before.contains("build_clasifier"),
+        "unchanged without --force"
+    );
+
+    let out = init(&[
+        "--from",
+        "nets.classifier:build_classifier",
+        "--input-shape",
+        "16",
+        "--latency-budget-ms",
+        "2",
+        "--fp32",
+        "--force",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("ready: aipc run"));
+    let toml = std::fs::read_to_string(project.path().join("aipc.toml")).unwrap();
+    assert!(toml.contains("target = \"onnxruntime-cpu\""), "{toml}");
+    assert!(
+        toml.contains("model = \"nets.classifier:build_classifier\""),
+        "{toml}"
+    );
+    assert!(toml.contains("quantize = \"none\""), "{toml}");
+    assert!(toml.contains("latency_budget_ms = 2"), "{toml}");
+    let hooks = std::fs::read_to_string(project.path().join("aipc_hooks.py")).unwrap();
+    assert!(hooks.contains("INPUT_SHAPE = (16,)"), "{hooks}");
+
+    // timm and transformers sources need no input shape: the hooks read the model's config.
+    let out = init(&["--from", "timm:resnet18", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let toml = std::fs::read_to_string(project.path().join("aipc.toml")).unwrap();
+    assert!(toml.contains("model = \"aipc_hooks:model\""), "{toml}");
+    let out = init(&[
+        "--from",
+        "hf:vit",
+        "--hf-config",
+        "hidden_size=32",
+        "--force",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let hooks = std::fs::read_to_string(project.path().join("aipc_hooks.py")).unwrap();
+    assert!(hooks.contains("CONFIG = {\"hidden_size\": 32}"), "{hooks}");
+    let out = init(&["--from", "hf:vit", "--hf-config", "hidden size", "--force"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

@@ -1,6 +1,7 @@
 //! The command line (clap): the [`Cli`] definition and the dispatch to one file per command.
 //!
 //! Files (one concern each):
+//! - [`init`]: `aipc init`, aipc.toml and hooks for a project folder.
 //! - [`run`]: `aipc run`, a new session; [`resume`]: `aipc resume`; [`rerun`]: `aipc rerun`.
 //! - [`drive`]: the one place that runs an engine and wires it to its consumers (the TUI, or the
 //!   batch printer and the line console; the JSON stream; Ctrl-C), for all three.
@@ -20,6 +21,7 @@ mod config;
 mod doctor;
 mod drive;
 mod generated;
+mod init;
 mod model;
 mod output;
 mod replay;
@@ -51,6 +53,10 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Commands {
+    /// Make a project folder deployable: write aipc.toml and aipc_hooks.py (the model from the
+    /// project, timm or transformers; synthetic inputs where none are given), then check them
+    /// before any toolchain is installed (exit 2 with file:line).
+    Init(init::InitArgs),
     /// Deploy a project: run the target contract's stages in a session worktree.
     Run(run::RunArgs),
     /// Benchmarks.
@@ -109,6 +115,7 @@ pub async fn main() -> i32 {
     };
     let data_dir = cli.data_dir;
     match cli.command {
+        Commands::Init(args) => init::init(args),
         Commands::Run(args) => run::run(args, data_dir).await,
         Commands::Bench { what } => bench::bench(what, data_dir).await,
         Commands::Sessions(args) => sessions::sessions(args),
