@@ -873,20 +873,13 @@ fn a_sandbox_that_cannot_start_stops_the_session_before_any_command() {
 
 /// A target whose toolbox reads `[project]` gets the table checked before any toolchain is set
 /// up: every problem with its `aipc.toml:<line>`, exit 2, and no venv, session or git change.
-#[test]
-fn run_checks_the_project_table_before_any_toolchain_setup() {
+/// `aipc run --batch` of a project folder holding `files`, with an empty cache (a toolchain
+/// setup would start there and take minutes): (exit code, stderr, whether a toolchain was set up).
+fn run_in_empty_cache(files: &[(&str, &str)]) -> (Option<i32>, String, bool) {
     let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("model.py"),
-        "def load_model():\n    pass\n",
-    )
-    .unwrap();
-    std::fs::write(
-        project.path().join("aipc.toml"),
-        "target = \"onnxruntime-cpu\"\n\n[project]\nmodel = \"model:load_model\"\nexample_inputs = \"data:example_inputs\"\nquantize = \"fp16\"\n",
-    )
-    .unwrap();
-    // An empty cache: a toolchain setup would start here (and take minutes).
+    for (name, text) in files {
+        std::fs::write(project.path().join(name), text).unwrap();
+    }
     let cache = tempfile::tempdir().unwrap();
     let out = aipc()
         .env("AIPC_CACHE_DIR", cache.path())
@@ -895,8 +888,25 @@ fn run_checks_the_project_table_before_any_toolchain_setup() {
         .arg(project.path())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let set_up = cache.path().join("toolchains").exists();
+    assert!(!project.path().join(".aipc/sessions").exists());
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        set_up,
+    )
+}
+
+#[test]
+fn run_checks_the_project_table_before_any_toolchain_setup() {
+    let (code, stderr, set_up) = run_in_empty_cache(&[
+        ("model.py", "def load_model():\n    pass\n"),
+        (
+            "aipc.toml",
+            "target = \"onnxruntime-cpu\"\n\n[project]\nmodel = \"model:load_model\"\nexample_inputs = \"data:example_inputs\"\nquantize = \"fp16\"\n",
+        ),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr
             .contains("aipc.toml:5: `example_inputs` = \"data:example_inputs\": no module `data`"),
@@ -906,48 +916,28 @@ fn run_checks_the_project_table_before_any_toolchain_setup() {
         stderr.contains("aipc.toml:6: `quantize` = \"fp16\": expected one of \"int8\", \"none\""),
         "{stderr}"
     );
-    assert!(
-        !cache.path().join("toolchains").exists(),
-        "no toolchain setup"
-    );
-    assert!(!project.path().join(".aipc/sessions").exists());
+    assert!(!set_up, "no toolchain setup");
 }
 
 /// `aipc run` also parses the entries' modules (python3's ast, nothing imported): a function the
 /// module does not define, and a module that does not parse, exit 2 before any toolchain setup.
 #[test]
 fn run_checks_that_the_model_functions_exist_before_any_toolchain_setup() {
-    let project = tempfile::tempdir().unwrap();
-    std::fs::write(
-        project.path().join("model.py"),
-        "def load_model():\n    pass\n",
-    )
-    .unwrap();
-    std::fs::write(project.path().join("data.py"), "def example(:\n").unwrap();
-    std::fs::write(
-        project.path().join("aipc.toml"),
-        "target = \"onnxruntime-cpu\"\n\n[project]\nmodel = \"model:load_modle\"\nexample_inputs = \"data:example\"\n",
-    )
-    .unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let out = aipc()
-        .env("AIPC_CACHE_DIR", cache.path())
-        .args(["run", "--batch", "--model"])
-        .arg(demo_model())
-        .arg(project.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, stderr, set_up) = run_in_empty_cache(&[
+        ("model.py", "def load_model():\n    pass\n"),
+        ("data.py", "def example(:\n"),
+        (
+            "aipc.toml",
+            "target = \"onnxruntime-cpu\"\n\n[project]\nmodel = \"model:load_modle\"\nexample_inputs = \"data:example\"\n",
+        ),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("aipc.toml:4: `model` = \"model:load_modle\": model.py defines no `load_modle` at its top level (did you mean `load_model`?)"),
         "{stderr}"
     );
     assert!(stderr.contains("data.py:1: does not parse"), "{stderr}");
-    assert!(
-        !cache.path().join("toolchains").exists(),
-        "no toolchain setup"
-    );
+    assert!(!set_up, "no toolchain setup");
 }
 
 /// `aipc init` on a project it has never seen: it lists the functions that look like the model

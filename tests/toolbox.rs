@@ -514,13 +514,10 @@ async fn a_toolbox_script_past_its_timeout_is_killed_with_its_children() {
     assert!(!survivors, "a child of the script survived");
 }
 
-/// Choice narrowing (src/engine/narrowing.rs) through the engine: a codemod that edits the
-/// project leaves only the stage's main tool on the next turn (the artifact is stale); after the main
-/// tool succeeds only finish_stage is left; the next attempt offers everything again.
-#[tokio::test]
-async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
-    let root = tempfile::tempdir().unwrap();
-    let toolbox = toolbox_fixture(root.path());
+/// The `tt` fixture target with `make` as the build stage's main tool and one more toolbox tool,
+/// `name`, allowed there and running `script` (Python); returns the toolbox folder.
+fn tt_with_build_tool(root: &std::path::Path, name: &str, script: &str) -> std::path::PathBuf {
+    let toolbox = toolbox_fixture(root);
     let target = toolbox.join("targets/tt");
     let contract = std::fs::read_to_string(target.join("contract.toml")).unwrap();
     let contract = contract
@@ -530,19 +527,29 @@ async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
         )
         .replace(
             "broken = \"allow\"\n",
-            "broken = \"allow\"\nfix = \"allow\"\n",
+            &format!("broken = \"allow\"\n{name} = \"allow\"\n"),
         );
     std::fs::write(target.join("contract.toml"), contract).unwrap();
     let mut manifest = std::fs::read_to_string(target.join("toolbox.toml")).unwrap();
-    manifest.push_str(
-        "\n[[tool]]\nname = \"fix\"\nscript = \"fix.py\"\ndescription = \"Edit model.py.\"\n",
-    );
+    manifest.push_str(&format!(
+        "\n[[tool]]\nname = \"{name}\"\nscript = \"{name}.py\"\ndescription = \"A {name} tool.\"\n"
+    ));
     std::fs::write(target.join("toolbox.toml"), manifest).unwrap();
-    std::fs::write(
-        target.join("fix.py"),
+    std::fs::write(target.join(format!("{name}.py")), script).unwrap();
+    toolbox
+}
+
+/// Choice narrowing (src/engine/narrowing.rs) through the engine: a codemod that edits the
+/// project leaves only the stage's main tool on the next turn (the artifact is stale); after the main
+/// tool succeeds only finish_stage is left; the next attempt offers everything again.
+#[tokio::test]
+async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
+    let root = tempfile::tempdir().unwrap();
+    let toolbox = tt_with_build_tool(
+        root.path(),
+        "fix",
         "import json\nopen('model.py', 'a').write('# fixed\\n')\nprint(json.dumps({'ok': True}))\n",
-    )
-    .unwrap();
+    );
     let project = project();
     let fix = r#"{"tool": "fix", "args": {}}"#;
     let harness = engine_for(
@@ -576,33 +583,15 @@ async fn after_a_codemod_only_the_main_tool_then_only_finish_is_offered() {
 #[tokio::test]
 async fn a_result_naming_its_next_call_is_followed_by_that_call_then_the_rebuild() {
     let root = tempfile::tempdir().unwrap();
-    let toolbox = toolbox_fixture(root.path());
-    let target = toolbox.join("targets/tt");
-    let contract = std::fs::read_to_string(target.join("contract.toml")).unwrap();
-    let contract = contract
-        .replace(
-            "name = \"build\"\n",
-            "name = \"build\"\nmain_tool = \"make\"\n",
-        )
-        .replace(
-            "broken = \"allow\"\n",
-            "broken = \"allow\"\nanalyse = \"allow\"\n",
-        );
-    std::fs::write(target.join("contract.toml"), contract).unwrap();
-    let mut manifest = std::fs::read_to_string(target.join("toolbox.toml")).unwrap();
-    manifest.push_str(
-        "\n[[tool]]\nname = \"analyse\"\nscript = \"analyse.py\"\ndescription = \"Measure.\"\n",
-    );
-    std::fs::write(target.join("toolbox.toml"), manifest).unwrap();
     let edit = r#"edit_file {"path": "model.py", "search": "return x", "replace": "return x + 0"}"#;
-    std::fs::write(
-        target.join("analyse.py"),
-        format!(
+    let toolbox = tt_with_build_tool(
+        root.path(),
+        "analyse",
+        &format!(
             "import json\nprint(json.dumps({{'ok': True, 'next_calls': [{:?} + '  (measured)']}}))\n",
             edit
         ),
-    )
-    .unwrap();
+    );
     let project = project();
     let analyse = r#"{"tool": "analyse", "args": {}}"#;
     let edit_call = r#"{"tool": "edit_file", "args": {"path": "model.py", "search": "return x", "replace": "return x + 0"}}"#;
