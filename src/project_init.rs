@@ -171,13 +171,29 @@ pub(crate) fn aipc_toml(plan: &InitPlan) -> String {
     text
 }
 
-/// Python literal of a `--hf-config` value: numbers and booleans as they are, else a string.
+/// Python literal of a `--hf-config` value: numbers, booleans and JSON lists of them as they
+/// are (`[16, 32]`), anything else a string.
 fn python_value(value: &str) -> String {
+    fn literal(v: &serde_json::Value) -> Option<String> {
+        match v {
+            serde_json::Value::Bool(b) => Some(if *b { "True" } else { "False" }.into()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            serde_json::Value::String(s) => Some(format!("{s:?}")),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .map(literal)
+                .collect::<Option<Vec<_>>>()
+                .map(|parts| format!("[{}]", parts.join(", "))),
+            _ => None,
+        }
+    }
     match value {
-        "true" | "True" => "True".into(),
-        "false" | "False" => "False".into(),
-        v if v.parse::<i64>().is_ok() || v.parse::<f64>().is_ok() => v.into(),
-        v => format!("{v:?}"),
+        "True" => "True".into(),
+        "False" => "False".into(),
+        v => serde_json::from_str::<serde_json::Value>(v)
+            .ok()
+            .and_then(|parsed| literal(&parsed))
+            .unwrap_or_else(|| format!("{v:?}")),
     }
 }
 
@@ -305,7 +321,8 @@ def _sample():
         return INPUT_SHAPE, torch.float32, None
     if kind == "audio":
         return (AUDIO_SAMPLES,), torch.float32, None
-    size = config.image_size if isinstance(config.image_size, (list, tuple)) else (config.image_size,) * 2
+    size = getattr(config, "image_size", 224)
+    size = tuple(size) if isinstance(size, (list, tuple)) else (size, size)
     return (getattr(config, "num_channels", 3), *size), torch.float32, None
 "#,
                 classes = plan.num_classes,
@@ -426,6 +443,7 @@ mod tests {
             ("hidden_size".into(), "64".into()),
             ("hidden_act".into(), "gelu".into()),
             ("use_cache".into(), "false".into()),
+            ("depths".into(), "[1, 2]".into()),
         ];
         let mut entry = plan(ModelSource::Entry("net:build".into()));
         entry.input_shape = Some(vec![16]);
@@ -452,5 +470,9 @@ mod tests {
         }
         let hooks = hooks_py(&plan(ModelSource::HuggingFace("bert".into())));
         assert!(hooks.contains("CONFIG = {}"), "{hooks}");
+        assert_eq!(python_value("[16, 32]"), "[16, 32]");
+        assert_eq!(python_value("false"), "False");
+        assert_eq!(python_value("0.5"), "0.5");
+        assert_eq!(python_value("gelu"), "\"gelu\"");
     }
 }

@@ -1047,3 +1047,50 @@ fn init_writes_a_project_table_and_hooks_that_validate() {
     let out = init(&["--from", "hf:vit", "--hf-config", "hidden size", "--force"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// Every ZooBench entry (tests/zoobench/zoo.toml) is something `aipc init` accepts and writes a
+/// valid project for, on both targets (tests/zoobench/generate.py makes the task folders the
+/// same way).
+#[test]
+fn init_accepts_every_zoobench_entry() {
+    let zoo: toml::Value = toml::from_str(
+        &std::fs::read_to_string(common::data_dir().join("tests/zoobench/zoo.toml")).unwrap(),
+    )
+    .unwrap();
+    let entries = zoo["arch"].as_array().unwrap();
+    assert!(
+        entries.len() >= 30,
+        "ZooBench needs at least 30 architectures"
+    );
+    for entry in entries {
+        let name = entry["name"].as_str().unwrap();
+        for target in ["onnxruntime-cpu", "executorch-xnnpack"] {
+            let project = tempfile::tempdir().unwrap();
+            let mut command = aipc();
+            command
+                .arg("init")
+                .arg(project.path())
+                .args(["--batch", "--target", target, "--from"])
+                .arg(entry["from"].as_str().unwrap());
+            if let Some(shape) = entry.get("input_shape").and_then(|s| s.as_array()) {
+                let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                command.arg("--input-shape").arg(dims.join(","));
+            }
+            for pair in entry
+                .get("hf_config")
+                .and_then(|c| c.as_array())
+                .into_iter()
+                .flatten()
+            {
+                command.arg("--hf-config").arg(pair.as_str().unwrap());
+            }
+            let out = command.stdin(std::process::Stdio::null()).output().unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name} on {target}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
