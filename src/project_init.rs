@@ -211,10 +211,10 @@ pub(crate) fn hooks_py(plan: &InitPlan) -> String {
 
 Model: {model}.
 Inputs: fixed-seed synthetic tensors (no dataset was given), so eval_data() returns no labels: the
-accuracy gates compare the deployed model with the eager one (cosine, top-1 agreement) and no task
-accuracy is measured. To gate task accuracy, point aipc.toml eval_data at a function of your own
-returning (inputs, labels) of real samples, and calibration_data at real samples prepared the same
-way.
+accuracy gates compare the deployed model with the eager one (cosine, top-1 agreement, and the
+accuracy drop against the eager model's own classes). To gate task accuracy on real labels, point
+aipc.toml eval_data at a function of your own returning (inputs, labels) of real samples, and
+calibration_data at real samples prepared the same way.
 """
 import torch
 
@@ -350,7 +350,7 @@ def example_inputs():
             r#"
 
 def eval_data():
-    """Synthetic inputs and no labels: the gates compare with eager, no task accuracy."""
+    """Synthetic inputs and no labels: the gates compare with eager (its classes are the labels)."""
     return (_inputs(EVAL_SAMPLES, SEED + 1),), None
 "#,
         );

@@ -180,6 +180,19 @@ def without_app_eval_data_nothing_is_measured_and_the_check_says_so():
 
 
 @check
+def without_labels_accuracy_is_measured_against_the_eager_models_classes():
+    project(app_eval_data=None)
+    (_DIR / "net.py").write_text(NET + "\n\ndef unlabelled():\n    return held_out()[0], None\n")
+    (_DIR / "aipc.toml").write_text((_DIR / "aipc.toml").read_text().replace("net:held_out", "net:unlabelled"))
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["ok"] and res["task_labels"] == "eager" and res["task_acc_ref"] == 1.0, out
+    assert res["acc_drop_points"] == round(100 * (1 - res["top1_agreement"]), 6), out
+    assert "against the eager model's classes (eval_data has no labels)" in out, out
+    (_DIR / "net.py").write_text(NET)
+    project()
+
+
+@check
 def labels_that_do_not_match_the_samples_are_a_clear_error():
     project(app_eval_data="app:labelled_short")
     (_DIR / "app.py").write_text(APP.format(prepare=RIGHT) + "\n\ndef labelled_short():\n    return labelled(90)\n")

@@ -96,7 +96,10 @@ def metrics_global_and_per_sample_cosine():
     assert abs(m["cosine_mean"] - 0.5) < 1e-12 and m["cosine_min"] == 0.0
     assert m["cosine"] > 0.99  # the large-norm sample dominates the global cosine
     assert m["top1_agreement"] == 0.5 and m["task_acc_ref"] == 1.0 and m["task_acc_target"] == 0.5
-    assert m["acc_drop_points"] == 50.0
+    assert m["acc_drop_points"] == 50.0 and m["task_labels"] == "given"
+    # Without labels the eager model's classes are the labels: the drop is 1 - top-1 agreement.
+    m = metrics.compare(ref, out)
+    assert m["task_labels"] == "eager" and m["task_acc_ref"] == 1.0 and m["acc_drop_points"] == 50.0
     raises_value = False
     try:
         metrics.compare(ref, out[:1])

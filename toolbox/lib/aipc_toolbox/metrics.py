@@ -39,7 +39,11 @@ def top1(out):
 
 
 def compare(ref, out, labels=None):
-    """All metrics for one output tensor pair (first dim = samples)."""
+    """All metrics for one output tensor pair (first dim = samples). Without `labels` (eval data
+    with no labels: synthetic inputs, `aipc init`'s hooks) the task accuracy is measured against
+    the eager model's own classes (`task_labels` "eager": task_acc_ref 1, acc_drop_points =
+    100 x (1 - top1_agreement)), so the accuracy gates measure something rather than fail on a
+    missing metric; `task_labels` "given" otherwise."""
     ref, out = np.asarray(ref), np.asarray(out)
     if ref.shape != out.shape:
         raise ValueError(f"output shape {out.shape} differs from the eager model's {ref.shape}")
@@ -52,13 +56,13 @@ def compare(ref, out, labels=None):
         "max_abs_err": float(np.abs(ref.astype(np.float64) - out.astype(np.float64)).max()) if ref.size else 0.0,
         "top1_agreement": float((top1(ref) == top1(out)).mean()),
     }
-    if labels is not None:
-        labels = np.asarray(labels).reshape(-1)
-        acc_ref = float((top1(ref) == labels).mean())
-        acc_out = float((top1(out) == labels).mean())
-        m["task_acc_ref"] = acc_ref
-        m["task_acc_target"] = acc_out
-        m["acc_drop_points"] = round(100.0 * (acc_ref - acc_out), 6)
+    m["task_labels"] = "given" if labels is not None else "eager"
+    labels = top1(ref) if labels is None else np.asarray(labels).reshape(-1)
+    acc_ref = float((top1(ref) == labels).mean())
+    acc_out = float((top1(out) == labels).mean())
+    m["task_acc_ref"] = acc_ref
+    m["task_acc_target"] = acc_out
+    m["acc_drop_points"] = round(100.0 * (acc_ref - acc_out), 6)
     return m
 
 

@@ -5,7 +5,8 @@ Runs the project's eval_data through the eager model (the FP32 reference) and th
 to its dynamic batch maximum), then compares the first output:
 - cosine: one cosine over all samples' outputs, flattened (AIPC's definition); cosine_mean: the
   mean of the per-sample cosines; cosine_min: the worst sample (aipc_toolbox/metrics.py says why);
-- max_abs_err; top1_agreement; task_acc_ref / task_acc_target; acc_drop_points = 100 x (ref - target);
+- max_abs_err; top1_agreement; task_acc_ref / task_acc_target; acc_drop_points = 100 x (ref - target)
+  (without labels, against the eager model's classes: task_labels "eager", aipc_toolbox/metrics.py);
 - samples;
 - app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
   artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py).
@@ -47,7 +48,8 @@ def body(a):
     emit.note(
         f"{path} vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (per-sample mean {m['cosine_mean']:.6f}, "
         f"min {m['cosine_min']:.6f}), max_abs_err {m['max_abs_err']:.3g}, top-1 agreement {m['top1_agreement']:.4f}"
-        + (f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)" if labels is not None else "")
+        + f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)"
+        + ("" if labels is not None else " against the eager model's classes (eval_data has no labels)")
     )
 
     def run_item(item):
@@ -55,7 +57,7 @@ def body(a):
 
         return method.execute([torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item])
 
-    reference = {"acc": m.get("task_acc_ref"), "inputs": inputs, "outputs": ref[0]}
+    reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0]}
     m.update(app_path.measure(p, path, run_item, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if side.get("quantized") else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})

@@ -5,7 +5,8 @@ artifact in onnxruntime, then compares the first output (the logits):
 - cosine: one cosine over all samples' outputs, flattened (AIPC's definition); cosine_mean: the
   mean of the per-sample cosines; cosine_min: the worst sample (aipc_toolbox/metrics.py says why);
 - max_abs_err; top1_agreement: share of samples whose arg-max class is the same;
-- task_acc_ref / task_acc_target: accuracy against the labels; acc_drop_points = 100 x (ref - target);
+- task_acc_ref / task_acc_target: accuracy against the labels; acc_drop_points = 100 x (ref - target)
+  (without labels, against the eager model's classes: task_labels "eager", aipc_toolbox/metrics.py);
 - samples;
 - app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
   artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py).
@@ -43,13 +44,14 @@ def body(a):
     emit.note(
         f"{path} vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (per-sample mean {m['cosine_mean']:.6f}, "
         f"min {m['cosine_min']:.6f}), max_abs_err {m['max_abs_err']:.3g}, top-1 agreement {m['top1_agreement']:.4f}"
-        + (f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)" if labels is not None else "")
+        + f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)"
+        + ("" if labels is not None else " against the eager model's classes (eval_data has no labels)")
     )
 
     def run_item(item):
         return sess.run(None, feed_dict(sess, [t if isinstance(t, np.ndarray) else t.numpy() for t in item]))
 
-    reference = {"acc": m.get("task_acc_ref"), "inputs": inputs, "outputs": ref[0]}
+    reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0]}
     m.update(app_path.measure(p, path, run_item, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if is_quantized(path) else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
