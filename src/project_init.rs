@@ -71,11 +71,11 @@ impl ModelSource {
         match self {
             ModelSource::Entry(entry) => format!("the project's {entry}"),
             ModelSource::Timm(name) => {
-                format!("timm's {name}, random weights (seed SEED; nothing is downloaded)")
+                format!("timm's {name}, random weights from the fixed SEED below (nothing is downloaded)")
             }
             ModelSource::HuggingFace(kind) => format!(
-                "transformers' {kind} config with its classification head, random weights (seed \
-                 SEED; nothing is downloaded)"
+                "transformers' {kind} config with its classification head, random weights from \
+                 the fixed SEED below (nothing is downloaded)"
             ),
         }
     }
@@ -178,7 +178,9 @@ fn python_value(value: &str) -> String {
         match v {
             serde_json::Value::Bool(b) => Some(if *b { "True" } else { "False" }.into()),
             serde_json::Value::Number(n) => Some(n.to_string()),
-            serde_json::Value::String(s) => Some(format!("{s:?}")),
+            // A JSON string literal is a valid Python one (Rust's `{:?}` writes `\u{7}`, which
+            // Python does not read).
+            serde_json::Value::String(_) => Some(v.to_string()),
             serde_json::Value::Array(items) => items
                 .iter()
                 .map(literal)
@@ -193,7 +195,7 @@ fn python_value(value: &str) -> String {
         v => serde_json::from_str::<serde_json::Value>(v)
             .ok()
             .and_then(|parsed| literal(&parsed))
-            .unwrap_or_else(|| format!("{v:?}")),
+            .unwrap_or_else(|| serde_json::Value::String(v.to_string()).to_string()),
     }
 }
 
@@ -474,5 +476,6 @@ mod tests {
         assert_eq!(python_value("false"), "False");
         assert_eq!(python_value("0.5"), "0.5");
         assert_eq!(python_value("gelu"), "\"gelu\"");
+        assert_eq!(python_value("a\u{7}b"), "\"a\\u0007b\"");
     }
 }
