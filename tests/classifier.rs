@@ -340,6 +340,14 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-compare-app-path-drop.txt", "app path", &["app_path_ok == 1=0.0000"],
         "app.accuracy_drop", "input-preprocessing",
         &[("file", "app.py"), ("function", "Reader.prepare"), ("eval_stats", "range [0, 1], mean 0.4525, std 0.2969")]),
+    // The same with the affine line (another scale): the measured map, and the input it is for.
+    gated(ORT, "toolbox/ort-compare-app-path-affine.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.affine_feed", "input-preprocessing",
+        &[("input", "x"), ("file", "app.py"), ("line", "10"), ("function", "Reader.prepare"), ("map", "x 15.9375 + 0"),
+          ("kind", "scalar")]),
+    gated(ET, "toolbox/et-compare-app-path-affine.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.affine_feed", "input-preprocessing",
+        &[("input", "x"), ("function", "Reader.prepare"), ("kind", "per-channel"), ("residual", "0.00")]),
     // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
     gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
         "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),
@@ -612,6 +620,16 @@ fn fixes_carry_the_facts() {
         fixes
             .iter()
             .any(|f| f.contains("drops calibration sample 17")),
+        "{fixes:?}"
+    );
+    // A measured affine difference leaves a choice: apply the map, or rewrite the function.
+    let fixes = find("toolbox/ort-compare-app-path-affine.txt", ORT);
+    assert!(
+        fixes[0].starts_with(r#"fix_input_feed {"input": "x", "value_range": true}"#)
+            && fixes[0].contains("x 15.9375 + 0")
+            && fixes[1].starts_with(
+                r#"replace_function {"file": "app.py", "function": "Reader.prepare"}"#
+            ),
         "{fixes:?}"
     );
     // No fix keeps a placeholder once classified with its facts.

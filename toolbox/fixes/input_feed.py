@@ -15,7 +15,15 @@ so every caller of that function in the app gets the fixed input, not only the h
 `file`/`function` of the warning name it already; when they name run_inputs while a deeper
 function built the input, or when they are left out, the trace decides (and says so).
 
-That function gets a decorator, `@_aipc_conform_feed(position, dtype=..., layout=..., contiguous=...)`,
+With `value_range`, the values are fixed too: when the app's feed of eval_data's raw samples
+(aipc.toml `app_eval_data`) is an affine map of eval_data's own inputs — another scale or offset,
+a normalisation per channel or feature, another channel order (aipc_toolbox/affine.py; an
+`aipc-warning: app path affine:` line names it) — the map is measured here, on the same paired
+samples, and applied to what the function returns (`scale=`, `shift=` in the decorator, after any
+dtype/layout conversion). A difference that is not affine (a transpose, a crop, clipping) is
+refused, with what was measured: it needs the function rewritten (replace_function).
+
+That function gets a decorator, `@_aipc_conform_feed(position, dtype=..., layout=..., contiguous=..., scale=..., shift=...)`,
 placed right above its `def` (under @staticmethod / @classmethod), and the decorator (a helper
 added once at module level) converts what it returns: the returned array itself (position
 None), or element `position` of the tuple it returns (or of each tuple of the list it returns):
@@ -24,6 +32,9 @@ None), or element `position` of the tuple it returns (or of each tuple of the li
 - layout `nchw` (channels-last data to a channels-first graph): transpose (0, 3, 1, 2);
   layout `nhwc`: transpose (0, 2, 3, 1) — right for any channel count, where a reshape is right
   only for one channel;
+- scale/shift: x·scale + shift (a number; a list along axis 1; a C×C list of lists mixing the
+  channels), computed in float64 and returned in the input's float dtype (float32 for an integer
+  one);
 - the result is always contiguous (np.ascontiguousarray / .contiguous()).
 
 The function's own code is left as it is. When the function already converts the same input
@@ -31,9 +42,11 @@ The function's own code is left as it is. When the function already converts the
 conversions; asking for another dtype or layout than the one it has is refused (two conversions
 of one input would be wrong). After the edit the trace is run again on
 the fixed file: the input must now have the dtype/layout asked for and be contiguous, else the
-edit is undone and the tool fails with what it measured.
+edit is undone and the tool fails with what it measured (with `value_range`: the feed must now
+match eval_data's values, measured the same way).
 
 Usage: python input_feed.py --input image --dtype float32                 (the trace finds the function)
+       python input_feed.py --input image --value_range true              (the map is measured)
        python input_feed.py --file infer.py --function run_inputs --input image --layout nchw
 """
 import ast
@@ -46,15 +59,30 @@ DECORATOR = "_aipc_conform_feed"
 
 HELPER = '''
 
-def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True):
+def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0):
     \"\"\"Convert what the decorated function returns to what the deployed artifact takes: the
     returned array itself (position None) or input `position` of the tuple(s) it returns, to
     `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw": channels-last data to a
-    channels-first graph; "nhwc": the other way), contiguous. Added by aipc's fix_input_feed; the
-    function's own preprocessing is left as it is.\"\"\"
+    channels-first graph; "nhwc": the other way), then to the values the model was trained on,
+    x * scale + shift (scale: a number, one per channel of axis 1, or a channel-mixing matrix;
+    measured against eval_data), contiguous. Added by aipc's fix_input_feed; the function's own
+    preprocessing is left as it is.\"\"\"
     import functools
 
     order = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(layout)
+
+    def rescale(x):
+        import numpy
+
+        s, t = numpy.asarray(scale, dtype="float64"), numpy.asarray(shift, dtype="float64")
+        v = numpy.asarray(x, dtype="float64")
+        per_channel = (1, -1) + (1,) * (v.ndim - 2)
+        if s.ndim == 2:
+            v = numpy.einsum("ck,nk...->nc...", s, v)
+        else:
+            v = v * (s.reshape(per_channel) if s.ndim == 1 else s)
+        v = v + (t.reshape(per_channel) if t.ndim == 1 else t)
+        return v.astype(x.dtype if x.dtype.kind == "f" else "float32")
 
     def convert(x):
         if hasattr(x, "permute"):  # a torch tensor
@@ -64,13 +92,16 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True):
                 x = x.permute(*order)
             if dtype:
                 x = x.to(getattr(torch, dtype))
+            if scale is not None:
+                return torch.from_numpy(rescale(x.detach().cpu().numpy()))
             return x.contiguous() if contiguous or order else x
         import numpy
 
         x = numpy.asarray(x)
         if order:
             x = x.transpose(order)
-        return numpy.ascontiguousarray(x, dtype=dtype or x.dtype)
+        x = numpy.ascontiguousarray(x, dtype=dtype or x.dtype)
+        return numpy.ascontiguousarray(rescale(x)) if scale is not None else x
 
     def conform_item(item):
         if hasattr(item, "shape"):
@@ -140,19 +171,23 @@ def traced_builder(position):
     return None, None
 
 
+CONVERSIONS = ("dtype", "layout", "scale", "shift")  # the decorator's keywords, in order
+
+
 def decorator_options(position, conversions):
-    return ", ".join([str(position)] + [f'{k}="{v}"' for k, v in conversions.items() if v])
+    return ", ".join([str(position)] + [f'{k}="{v}"' if isinstance(v, str) else f"{k}={v!r}"
+                                        for k, v in conversions.items() if v is not None])
 
 
 def existing_conversion(fn, position, path, name):
-    """(decorator node, {dtype, layout}) of the @_aipc_conform_feed already on `fn` for input
+    """(decorator node, {dtype, layout, scale, shift}) of the @_aipc_conform_feed already on `fn` for input
     `position`, or None (one for another input may stay: each converts its own position)."""
     for deco in fn.decorator_list:
         if not (isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == DECORATOR):
             continue
         try:
             had_position = ast.literal_eval(deco.args[0]) if deco.args else None
-            had = {k.arg: ast.literal_eval(k.value) for k in deco.keywords if k.arg in ("dtype", "layout")}
+            had = {k.arg: ast.literal_eval(k.value) for k in deco.keywords if k.arg in CONVERSIONS}
         except ValueError as e:
             raise FixRefused(f"{path}:{deco.lineno}: {name}()'s @{DECORATOR} has arguments that are not literals ({e}); "
                              "edit it by hand") from None
@@ -220,13 +255,59 @@ def measure_after(input_name, position, a, shape_before=None):
     return None
 
 
+def measured_map(input_name, position):
+    """The map from what the app feeds as input `position` to eval_data's values (an affine.Fit)
+    and the function that built that feed; refused when there is none to apply."""
+    from aipc_toolbox import affine
+    from aipc_toolbox.project import Project
+
+    try:
+        fit, why, builder = affine.measure_app_feed(Project(), position)
+    except ToolError as e:
+        raise FixRefused(f"value_range: {e}") from None
+    if fit is None:
+        raise FixRefused(f"value_range: input {input_name}: {why}; nothing was changed: rewrite the function that builds it "
+                         "(replace_function) so that it prepares its values the way eval_data does")
+    if fit.identity():
+        raise FixRefused(f"value_range: input {input_name} as the app feeds it already holds eval_data's values "
+                         f"({fit.describe()}); nothing was changed: the app path differs elsewhere (another input, the labels)")
+    emit.note(f"measured on app_eval_data against eval_data: input {input_name} -> {fit.describe()} "
+              f"({fit.kind}, {100 * fit.residual:.2f}% residual)")
+    return fit, builder
+
+
+def values_after(position):
+    """Measure the app's feed against eval_data again in a fresh interpreter (the edited module
+    imported anew): None when it now holds eval_data's values, else what is still off."""
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json\n"
+        "from aipc_toolbox import affine\n"
+        "from aipc_toolbox.project import Project\n"
+        f"fit, why, _ = affine.measure_app_feed(Project(), {position})\n"
+        "print(json.dumps({'identity': bool(fit and fit.identity()), 'map': fit.describe() if fit else why}))\n"
+    )
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        return f"app_eval_data fails after the edit: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    return None if got["identity"] else f"the feed still maps onto eval_data by {got['map']}"
+
+
 def body(a):
-    if not a["dtype"] and not a["layout"] and not a["contiguous"]:
-        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw or nhwc) and/or contiguous")
+    if not a["dtype"] and not a["layout"] and not a["contiguous"] and not a["value_range"]:
+        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw or nhwc), contiguous and/or value_range")
     position = input_position(a["input"])
     path, name, builder, returned, shape_before = a["file"], a["function"], None, "tuple", None
+    fit = None
+    if a["value_range"]:
+        fit, builder = measured_map(a["input"], position)
     try:
-        builder, shape_before = traced_builder(position)
+        traced, shape_before = traced_builder(position)
+        builder = builder or traced
     except ToolError as e:
         emit.note(f"could not follow the run_inputs call ({e}); using the file and function given")
     if builder is not None:
@@ -242,7 +323,8 @@ def body(a):
     decorator_position = None if returned == "itself" else (returned if isinstance(returned, int) else position)
     text, tree = read(path)
     fn = find_function(tree, path, name)
-    wanted = {"dtype": a["dtype"] or None, "layout": a["layout"] or None}
+    wanted = {"dtype": a["dtype"] or None, "layout": a["layout"] or None,
+              "scale": fit.scale if fit else None, "shift": fit.shift if fit else None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]
     indent = line[: len(line) - len(line.lstrip())]
@@ -254,13 +336,16 @@ def body(a):
             if value and had.get(key) and had[key] != value:
                 raise FixRefused(f"{path}:{deco.lineno}: {name}() already converts {a['input']} to {key} {had[key]!r}, "
                                  f"not {value!r}: edit that decorator by hand if the artifact changed")
-        merged = {k: wanted[k] or had.get(k) for k in ("dtype", "layout")}
-        if merged == {k: had.get(k) for k in ("dtype", "layout")}:
+        if fit is not None and had.get("scale") is not None:
+            raise FixRefused(f"{path}:{deco.lineno}: {name}() already rescales {a['input']} (scale {had['scale']!r}) and the "
+                             f"feed still maps onto eval_data by {fit.describe()}: rewrite the function (replace_function)")
+        merged = {k: wanted[k] if wanted[k] is not None else had.get(k) for k in CONVERSIONS}
+        if merged == {k: had.get(k) for k in CONVERSIONS}:
             raise FixRefused(f"{path}:{deco.lineno}: {name}() already converts {a['input']} this way; the feed is still wrong "
                              "elsewhere: read the warning's function again")
         first = deco.lineno
         lines[first - 1: deco.end_lineno] = [f"{indent}@{DECORATOR}({decorator_options(decorator_position, merged)})\n"]
-        emit.note(f"{path}:{first}: {name}() already converted {a['input']} ({', '.join(f'{k} {v}' for k, v in had.items() if v)}); "
+        emit.note(f"{path}:{first}: {name}() already converted {a['input']} ({', '.join(f'{k} {v}' for k, v in had.items() if v is not None)}); "
                   "the same decorator now converts both")
     else:
         lines.insert(fn.lineno - 1, f"{indent}@{DECORATOR}({decorator_options(decorator_position, wanted)})\n")
@@ -271,13 +356,16 @@ def body(a):
         new = "".join(lines)
     changed, diff = finish(path, text, new, a["dry_run"])
     if not a["dry_run"] and builder is not None:
-        wrong = measure_after(a["input"], position, a, shape_before)
+        converted = a["dtype"] or a["layout"] or a["contiguous"]
+        wrong = measure_after(a["input"], position, a, shape_before) if converted else None
+        if not wrong and fit is not None:
+            wrong = values_after(position)
         if wrong:
             with open(path, "w") as f:
                 f.write(text)
             raise FixRefused(f"{path}:{fn.lineno}: decorating {name}() did not fix the feed ({wrong}); the edit is undone")
     what = " and ".join(o for o in (a["dtype"] and f"dtype {a['dtype']}", a["layout"] and f"layout {a['layout']}",
-                                    a["contiguous"] and "contiguous") if o)
+                                    a["contiguous"] and "contiguous", fit and f"values {fit.describe()}") if o)
     from aipc_toolbox.project import Project
 
     hook = Project().spec_file("run_inputs") if builder is not None else ("", "")
@@ -289,7 +377,8 @@ def body(a):
               + (" (dry run: not written)" if a["dry_run"] else ""))
     return {"file": path, "function": name, "line": fn.lineno, "input": a["input"], "position": position,
             "traced": int(builder is not None), "dtype": a["dtype"] or None, "layout": a["layout"] or None,
-            "contiguous": int(bool(a["contiguous"])), "other_callers": others, "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
+            "contiguous": int(bool(a["contiguous"])),
+            "value_map": fit.describe() if fit else None, "value_map_kind": fit.kind if fit else None, "other_callers": others, "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
 
 
 if __name__ == "__main__":

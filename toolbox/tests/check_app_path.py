@@ -8,6 +8,11 @@ them in a method of its own class:
 - preprocessing that runs but gives other values (another scale; the features in another order):
   app_path_ok 0, and the warning names the method that built the inputs (file:line) and both
   value ranges, in the form the app.accuracy_drop signature reads;
+- values that are an affine map of eval_data's (another scale; a scale per feature): a second
+  warning gives the map measured (the app.affine_feed signature), and fix_input_feed
+  `value_range` applies it in the method that builds the inputs, after which the app's path
+  scores as eager; another order is not affine: no such line, and the fix refuses, writing
+  nothing;
 - no app_eval_data: nothing is measured, and the check says so;
 - labels that do not match the samples: a clear error naming aipc.toml's line.
 """
@@ -91,6 +96,8 @@ def labelled(limit=None):
 RIGHT = "(readings / 16.0).astype(np.float32)"
 WRONG_SCALE = "(readings / 255.0).astype(np.float32)"
 WRONG_ORDER = "np.ascontiguousarray((readings / 16.0).astype(np.float32)[:, ::-1])"
+WRONG_PER_FEATURE = "(readings * np.linspace(-1.0, 1.0, 12) + 3.0).astype(np.float32)"
+FIX = ROOT / "toolbox" / "fixes" / "input_feed.py"
 
 TOML = '''target = "{target}"
 [project]
@@ -169,6 +176,52 @@ def preprocessing_that_runs_but_gives_other_values_fails_and_names_the_function_
     _, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
     m = regex.search(out)
     assert "range [0, 0.06" in m["app_stats"] and "range [0, 1]" in m["eval_stats"], m.groupdict()
+
+
+def fix_input_feed(args):
+    return run_script(FIX.parent, _DIR, FIX.name, args)
+
+
+@check
+def an_affine_difference_is_measured_and_fix_input_feed_applies_it_where_the_inputs_are_built():
+    regex, fixes = signature("app.affine_feed")
+    for prepare, kind, shown in ((WRONG_SCALE, "scalar", "x 15.9375 + 0"), (WRONG_PER_FEATURE, "per-channel", "per channel")):
+        project(prepare)
+        res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+        assert res["app_path_ok"] == 0 and res["app_affine_input"] == "x", (kind, out)
+        m = regex.search(out)
+        assert m, (kind, out)
+        assert (m["input"], m["file"], m["function"], m["kind"]) == ("x", "app.py", "Reader.prepare", kind), m.groupdict()
+        assert m["map"].startswith(shown) and float(m["residual"]) < 1.0, m.groupdict()
+        assert fixes[0].replace("${input}", m["input"]).startswith('fix_input_feed {"input": "x", "value_range": true}')
+        before = (_DIR / "app.py").read_text()
+        res, out = fix_input_feed({"input": m["input"], "value_range": True})
+        assert res["ok"] and res["value_map_kind"] == kind and res["function"] == "Reader.prepare", out
+        after = (_DIR / "app.py").read_text()
+        assert after != before and re.search(r"@_aipc_conform_feed\(None, scale=.*, shift=.*\)\n    def prepare", after), after
+        assert (_DIR / "app.py").read_text().count(prepare) == 1, "the method's own code is left as it is"
+        res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+        assert res["app_path_ok"] == 1 and res["app_acc_drop_points"] <= 0.0 + 1e-9, (kind, out)
+        assert res["app_top1_agreement"] == 1.0 and "app path affine" not in out, (kind, out)
+        # Measured again: nothing left to apply, and a second call says so, writing nothing.
+        res, out = fix_input_feed({"input": "x", "value_range": True})
+        assert not res["ok"] and "already holds eval_data's values" in res["error"], out
+        assert (_DIR / "app.py").read_text() == after
+
+
+@check
+def a_difference_that_is_not_affine_gets_no_map_and_the_fix_refuses_writing_nothing():
+    project(WRONG_ORDER)
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 0 and "app path affine" not in out and "app_affine_input" not in res, out
+    before = (_DIR / "app.py").read_text()
+    res, out = fix_input_feed({"input": "x", "value_range": True})
+    assert not res["ok"] and "not an affine map of eval_data's inputs" in res["error"], out
+    assert (_DIR / "app.py").read_text() == before
+    project(app_eval_data=None)
+    res, out = fix_input_feed({"input": "x", "value_range": True})
+    assert not res["ok"] and "names no app_eval_data" in res["error"], out
+    project()
 
 
 @check

@@ -20,11 +20,14 @@ those outputs is compared with the eager model's accuracy on eval_data (the refe
 When the drop is over budget, one `aipc-warning: app path accuracy:` line names the function of
 the app that built the inputs (file:line, found by following the app's call,
 aipc_toolbox/builders.py) and the value statistics of its feed next to eval_data's, so the repair
-goes where the app prepares its inputs.
+goes where the app prepares its inputs. When, for an input, the app's feed is an affine map of
+eval_data's (a scale and offset, per channel, or a channel order: aipc_toolbox/affine.py), a
+second line says so with the map measured, `aipc-warning: app path affine:`, so the repair can be
+that map applied where the input is built (fix_input_feed `value_range`).
 """
 import numpy as np
 
-from . import emit, feed
+from . import affine, emit, feed
 
 APP_SAMPLES_MAX = 100_000  # samples run through the app's path at most (bounded memory)
 
@@ -68,6 +71,26 @@ def _eager_accuracy(model, items, labels):
         return None
     outs = [o[0] if isinstance(o, (tuple, list)) else o for o in outs]
     return float((_top1([_numpy(o) for o in outs]) == labels).mean())
+
+
+def affine_faults(project, items, builders, reference_inputs):
+    """For each input whose app feed (all tuples of `items` concatenated on dim 0) maps onto
+    eval_data's by an affine map that is not the identity: (input name, builder or None, Fit)."""
+    faults = []
+    count = len(items[0]) if items else 0
+    try:
+        names = project.input_names(count)
+    except emit.ToolError:
+        names = [f"input_{i}" for i in range(count)]
+    for position in range(min(count, len(reference_inputs))):
+        app = affine.stacked(items, position)
+        if app is None:
+            continue  # tuples of different shapes: no paired comparison
+        fit, _ = affine.fit(app, affine.to_numpy(reference_inputs[position]))
+        if fit is not None and not fit.identity():
+            built = next((b[position] for b in builders if position < len(b) and b[position] is not None), None)
+            faults.append((names[position], built, fit))
+    return faults
 
 
 def measure(project, artifact, run_item, reference, max_drop_points, model=None):
@@ -117,4 +140,12 @@ def measure(project, artifact, run_item, reference, max_drop_points, model=None)
                   f"({drop:+.2f} points drop, budget {max_drop_points}): the inputs are built by {where}{stats}. "
                   "Repair the preprocessing in that function so that it feeds what the model was trained on")
         m["app_builder"] = where
+        for name, built, fit in affine_faults(project, items, builders, reference["inputs"]):
+            source = f"{built.file}:{built.line} {built.function}()" if built else where
+            emit.warn("app path affine",
+                      f"input {name} as the app feeds it (built by {source}) maps onto eval_data's inputs by "
+                      f"{fit.describe()} ({fit.kind}, {100 * fit.residual:.2f}% residual): the app scales, offsets or "
+                      "orders its values differently from eval_data; that map, applied to what the function returns, "
+                      "gives what the model was trained on")
+            m["app_affine_input"] = name
     return m
