@@ -226,25 +226,31 @@ def other_callers(path, name, hook):
     return sorted(set(found))
 
 
-def measure_after(input_name, position, a, shape_before=None):
-    """Run the app's run_inputs again (a fresh interpreter: the edited module is imported anew) and
-    say what is still wrong with the input, or None."""
+def fresh_probe(code, what, timeout):
+    """Run `code` in a fresh interpreter (the edited module is imported anew): (the JSON object of
+    its last output line, None), or (None, what failed, naming `what`)."""
     import json
     import subprocess
     import sys
 
-    probe = (
-        "import json, sys\n"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        return None, f"{what} fails after the edit: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
+    return json.loads(r.stdout.strip().splitlines()[-1]), None
+
+
+def measure_after(input_name, position, a, shape_before=None):
+    """Run the app's run_inputs again (a fresh interpreter) and say what is still wrong with the
+    input, or None."""
+    got, failed = fresh_probe(
+        "import json\n"
         "from aipc_toolbox.project import Project\n"
         "from aipc_toolbox.feed import dtype_name, _contiguous\n"
-        f"items = Project().run_inputs()\n"
-        f"x = items[0][{position}]\n"
-        "print(json.dumps({'dtype': dtype_name(x), 'shape': [int(d) for d in x.shape], 'contiguous': _contiguous(x)}))\n"
-    )
-    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        return f"run_inputs fails after the edit: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+        f"x = Project().run_inputs()[0][{position}]\n"
+        "print(json.dumps({'dtype': dtype_name(x), 'shape': [int(d) for d in x.shape], 'contiguous': _contiguous(x)}))\n",
+        "run_inputs", 300)
+    if failed:
+        return failed
     if a["dtype"] and got["dtype"] != a["dtype"]:
         return f"{input_name} is still {got['dtype']} (asked for {a['dtype']})"
     if not got["contiguous"]:
@@ -277,23 +283,17 @@ def measured_map(input_name, position):
 
 
 def values_after(position):
-    """Measure the app's feed against eval_data again in a fresh interpreter (the edited module
-    imported anew): None when it now holds eval_data's values, else what is still off."""
-    import json
-    import subprocess
-    import sys
-
-    probe = (
+    """Measure the app's feed against eval_data again in a fresh interpreter: None when it now
+    holds eval_data's values, else what is still off."""
+    got, failed = fresh_probe(
         "import json\n"
         "from aipc_toolbox import affine\n"
         "from aipc_toolbox.project import Project\n"
         f"fit, why, _ = affine.measure_app_feed(Project(), {position})\n"
-        "print(json.dumps({'identity': bool(fit and fit.identity()), 'map': fit.describe() if fit else why}))\n"
-    )
-    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        return f"app_eval_data fails after the edit: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+        "print(json.dumps({'identity': bool(fit and fit.identity()), 'map': fit.describe() if fit else why}))\n",
+        "app_eval_data", 600)
+    if failed:
+        return failed
     return None if got["identity"] else f"the feed still maps onto eval_data by {got['map']}"
 
 

@@ -104,13 +104,13 @@ def _mix(x, y):
 
 
 def _clean(values, magnitude=0.0):
-    """`values` (a float or nested lists) at 8 significant digits, with what is below 1e-6 of the
+    """`values` (a float or nested lists) at 7 significant digits (float32's), with what is below 1e-6 of the
     largest magnitude (theirs, or `magnitude` when larger) set to 0 — float32 data fits with
     errors of ~1e-7 — : the numbers a repair writes into the app's source."""
     a = np.asarray(values, dtype=np.float64)
     big = max(float(np.abs(a).max()) if a.size else 0.0, magnitude)
     a = np.where(np.abs(a) <= 1e-6 * big, 0.0, a)
-    cleaned = np.vectorize(lambda v: float(f"{v:.8g}"))(a) if a.size else a
+    cleaned = np.vectorize(lambda v: float(f"{v:.7g}"))(a) if a.size else a
     return cleaned.tolist() if a.ndim else float(cleaned)
 
 
