@@ -382,6 +382,8 @@ const CASES: &[Case] = &[
         "unsupported-operator", &[("ops", "aten.median.dim"), ("ops_json", "[\"aten.median.dim\"]")]),
     case(ET, "probes/et_rw--partial-delegation-mean-dim.txt", "export.rewritable_op",
         "unsupported-operator", &[("ops", "aten.mean.dim")]),
+    case(ET, "probes/et_rw--partial-delegation-avg-pool2d.txt", "export.rewritable_op",
+        "unsupported-operator", &[("ops", "aten.avg_pool2d.default")]),
     // Without the toolbox's line (the toolchain alone), the generic operator signatures.
     case(ORT, "probes/onnx_rw--no-onnx-function-median-dim.txt", "onnx.no_function",
         "unsupported-operator", &[("op", "aten.median"), ("overload", "dim")]),

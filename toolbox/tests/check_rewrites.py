@@ -57,6 +57,7 @@ NEEDED = {
     "aten.roll.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.adaptive_max_pool2d.default": {"ort": "fail", "et": "fail", "delegated": True},
+    "aten.avg_pool2d.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.amax.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.amin.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.var.correction": {"ort": "ok", "et": "undelegated", "delegated": True},
@@ -132,12 +133,15 @@ MODULES = {
     "aten.mean.dim": lambda: (MeanHead(), _x(2, 3, 5, 7)),
     "aten.adaptive_max_pool2d.default": lambda: (nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveMaxPool2d((3, 2)), nn.Flatten()),
                                                  _x(2, 3, 9, 8)),
+    # A ResNet-D shortcut (ceil_mode, padding excluded) and a padded pool that counts its padding.
+    "aten.avg_pool2d.default": lambda: (nn.Sequential(nn.Conv2d(3, 4, 3), nn.AvgPool2d(2, 2, ceil_mode=True, count_include_pad=False),
+                                                      nn.AvgPool2d(3, 2, padding=1), nn.Flatten()), _x(2, 3, 10, 9)),
     "aten.amax.default": lambda: (Fn(lambda s, x: torch.relu(x).amax(dim=(2, 3)) * 2.0), _x(2, 3, 5, 7)),
     "aten.amin.default": lambda: (Fn(lambda s, x: x - torch.amin(x, dim=-1, keepdim=True)), _x(3, 11)),
     "aten.var.correction": lambda: (Fn(lambda s, x: x / x.std(dim=1, keepdim=True) + x.var(-1)[..., None]), _x(2, 9, 4)),
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
-       "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5}
+       "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5}
 
 
 def _tie_free(args):

@@ -36,6 +36,7 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.roll.default            | exports and runs                                | left on portable kernels (index_select)   | exact                         |
 | aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
 | aten.adaptive_max_pool2d.default | No ONNX function found (unless output 1x1)  | not in Core ATen opset                    | values exact                  |
+| aten.avg_pool2d.default (ceil_mode, counted padding, divisor) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5      |
 | aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
@@ -427,6 +428,75 @@ def _mean_dim(x, dim, keepdim=False, dtype=None):
     return _mean4(x, dims, keepdim)
 
 
+def _pair(v, default=None):
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    if not v:
+        return list(default)
+    return v * 2 if len(v) == 1 else v
+
+
+def _pool_extent(size, k, s, p, ceil_mode):
+    """(output size, cells past the padded end that ceil_mode's last window reaches), torch's rule:
+    with ceil_mode the last window must start inside the input or its left padding."""
+    out = (size + 2 * p - k + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out, max(0, (out - 1) * s + k - (size + 2 * p))
+
+
+def _cells(size, k, s, p, out, lo, hi):
+    """For each output position, how many cells of its window lie in [lo, hi) (input coordinates)."""
+    return [max(0, min(i * s - p + k, hi) - max(i * s - p, lo)) for i in range(out)]
+
+
+def _scaled_runs(t, ratios, dim):
+    """`t` times ratios[i] at index i of `dim`, as slices times a number, concatenated (runs of
+    equal ratio share one slice): a constant tensor would not stay functional in a
+    decomposition, and XNNPACK delegates slices, scalar products and cat."""
+    import torch
+
+    runs = []
+    for i, r in enumerate(ratios):
+        if runs and runs[-1][2] == r:
+            runs[-1][1] = i + 1
+        else:
+            runs.append([i, i + 1, r])
+    if len(runs) == 1 and runs[0][2] == 1.0:
+        return t
+    parts = [(lambda piece: piece if r == 1.0 else piece * r)(t.narrow(dim, a, b - a)) for a, b, r in runs]
+    return torch.cat(parts, dim) if len(parts) > 1 else parts[0]
+
+
+def _avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """avg_pool2d in the one form XNNPACK delegates (no ceil_mode, padding excluded from the
+    average, no divisor override), rescaled per output row and column so that its divisor becomes
+    the original's: ceil_mode's last windows are zero-padded explicitly, and out = avg(x) ×
+    (cells it averaged over / the original divisor) — a ratio that factors into one per row and
+    one per column. Static H, W."""
+    import torch
+
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    sh, sw = _pair(stride, (kh, kw))
+    if not ceil_mode and divisor_override is None and (not count_include_pad or ph == pw == 0):
+        return NotImplemented  # already the form XNNPACK delegates
+    h, w = x.shape[-2], x.shape[-1]
+    if x.dim() not in (3, 4) or not x.is_floating_point() or not (_static(h) and _static(w)):
+        return NotImplemented
+    oh, eh = _pool_extent(h, kh, sh, ph, ceil_mode)
+    ow, ew = _pool_extent(w, kw, sw, pw, ceil_mode)
+    y = torch.ops.aten.constant_pad_nd.default(x, [0, ew, 0, eh], 0.0) if eh or ew else x
+    avg = torch.ops.aten.avg_pool2d.default(y, [kh, kw], [sh, sw], [ph, pw], False, False)
+    ratios = []
+    for size, k, st, p, out, extra in ((h, kh, sh, ph, oh, eh), (w, kw, sw, pw, ow, ew)):
+        seen = _cells(size, k, st, p, out, 0, size + extra)  # what the delegable form divided by
+        wanted = _cells(size, k, st, p, out, -p, size + p) if count_include_pad else _cells(size, k, st, p, out, 0, size)
+        ratios.append([c / d if d else 0.0 for c, d in zip(seen, wanted)])
+    if divisor_override is not None:  # the divisor is one number: seen cells over it
+        ratios = [_cells(h, kh, sh, ph, oh, 0, h + eh),
+                  [c / divisor_override for c in _cells(w, kw, sw, pw, ow, 0, w + ew)]]
+    return _scaled_runs(_scaled_runs(avg, ratios[0], x.dim() - 2), ratios[1], x.dim() - 1)
+
+
 def _amax(x, dim=(), keepdim=False):
     """amax as a max_pool2d over the (1, kept, reduced, 1) view (XNNPACK delegates max pooling,
     not amax)."""
@@ -620,6 +690,16 @@ def _gen_adaptive_max(g):
             ((_ties(g, 2, 2, 6, 7), [5, 4]), {})]
 
 
+def _gen_avg_pool(g):
+    x, y, z = _randn(g, 2, 3, 9, 7), _randn(g, 1, 4, 8, 8), _randn(g, 3, 11, 6)
+    return [((x, [2, 2], [2, 2], [0, 0], True, False), {}),      # a ResNet-D shortcut: ceil_mode, pad excluded
+            ((x, [3, 3], [2, 2], [1, 1], False, True), {}),      # padding counted (the default)
+            ((x, [3, 3], [2, 2], [1, 1], True, True), {}),       # both
+            ((y, [3, 2], [2, 3], [1, 1], True, False), {}),
+            ((z, [2, 3], [3, 2], [1, 0], True, True), {}),       # 3-D input
+            ((y, [2, 2], [1, 1], [0, 0], False, True, 3), {})]   # divisor override
+
+
 def _gen_mean(g):
     return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1, -2]), {}),
             ((_randn(g, 3, 9, 5), [1]), {"keepdim": True}), ((_randn(g, 4, 9), [-1]), {}),
@@ -656,6 +736,9 @@ _add("aten.roll.default", _roll, "roll along dims as a concatenation of two slic
      _gen_roll)
 _add("aten.mean.dim", _mean_dim, "mean over any dims as the 4-D (2, 3) keepdim mean XNNPACK delegates, between a permute and views",
      _gen_mean, rtol=1e-5, atol=1e-6, keeps_op=True)
+_add("aten.avg_pool2d.default", _avg_pool2d,
+     "average pooling with ceil_mode, counted padding or a divisor override as the padding-excluding form XNNPACK delegates, times a per-cell divisor ratio (static H, W)",
+     _gen_avg_pool, rtol=1e-5, atol=1e-6, keeps_op=True)
 _add("aten.adaptive_max_pool2d.default", _adaptive_max_pool2d,
      "adaptive max pooling: one max_pool2d when sizes divide, else one pool per output cell (static H, W)",
      _gen_adaptive_max, outputs=(0,))
