@@ -58,6 +58,11 @@ NEEDED = {
     "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.adaptive_max_pool2d.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.avg_pool2d.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.native_layer_norm.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.scaled_dot_product_attention.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.unbind.int": {"ort": "ok", "et": "undelegated"},  # a slice of a permuted tensor may still need a layout copy
+    "aten.select.int": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.expand.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.amax.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.amin.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.var.correction": {"ort": "ok", "et": "undelegated", "delegated": True},
@@ -83,6 +88,34 @@ class Fn(nn.Module):
 
     def forward(self, x):
         return self.fn(self, x)
+
+
+class NormBlock(nn.Module):
+    """A transformer block's norm (nn.LayerNorm) and a functional one over the last two dims."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc, self.norm = nn.Linear(8, 16), nn.LayerNorm(16)
+
+    def forward(self, x):
+        return nn.functional.layer_norm(self.norm(self.fc(x)), (5, 16))
+
+
+class Attention(nn.Module):
+    """Attention as a transformer block writes it: q, k, v projections split into heads, then
+    scaled_dot_product_attention, no mask."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.q, self.k, self.v, self.out = nn.Linear(8, 8), nn.Linear(8, 8), nn.Linear(8, 8), nn.Linear(8, 8)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = (p(x).reshape(b, n, 2, c // 2).transpose(1, 2) for p in (self.q, self.k, self.v))
+        y = nn.functional.scaled_dot_product_attention(q, k, v)
+        return self.out(y.transpose(1, 2).reshape(b, n, c))
 
 
 class CdistHead(nn.Module):
@@ -136,12 +169,22 @@ MODULES = {
     # A ResNet-D shortcut (ceil_mode, padding excluded) and a padded pool that counts its padding.
     "aten.avg_pool2d.default": lambda: (nn.Sequential(nn.Conv2d(3, 4, 3), nn.AvgPool2d(2, 2, ceil_mode=True, count_include_pad=False),
                                                       nn.AvgPool2d(3, 2, padding=1), nn.Flatten()), _x(2, 3, 10, 9)),
+    # A transformer block's norm (nn.LayerNorm) and a functional one over the last two dims.
+    "aten.native_layer_norm.default": lambda: (NormBlock(), _x(2, 5, 8)),
+    "aten.scaled_dot_product_attention.default": lambda: (Attention(), _x(2, 5, 8)),
+    # A ViT's qkv split: heads and q/k/v out of one projection, unbound on the leading dim.
+    "aten.unbind.int": lambda: (Fn(lambda s, x: sum(torch.relu(t) for t in x.reshape(2, 5, 3, 2, 4).permute(2, 0, 3, 1, 4).unbind(0))),
+                                _x(2, 5, 24)),
+    "aten.select.int": lambda: (Fn(lambda s, x: torch.relu(x[:, -1]) + x.select(1, 0)), _x(2, 4, 6)),
+    "aten.expand.default": lambda: (Fn(lambda s, x: torch.cat([s.token.expand(x.shape[0], -1, -1), x], 1) * 2.0,
+                                       token=torch.ones(1, 1, 8)), _x(3, 4, 8)),
     "aten.amax.default": lambda: (Fn(lambda s, x: torch.relu(x).amax(dim=(2, 3)) * 2.0), _x(2, 3, 5, 7)),
     "aten.amin.default": lambda: (Fn(lambda s, x: x - torch.amin(x, dim=-1, keepdim=True)), _x(3, 11)),
     "aten.var.correction": lambda: (Fn(lambda s, x: x / x.std(dim=1, keepdim=True) + x.var(-1)[..., None]), _x(2, 9, 4)),
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
-       "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5}
+       "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5,
+       "aten.native_layer_norm.default": 1e-5, "aten.scaled_dot_product_attention.default": 1e-5}
 
 
 def _tie_free(args):

@@ -37,6 +37,10 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
 | aten.adaptive_max_pool2d.default | No ONNX function found (unless output 1x1)  | not in Core ATen opset                    | values exact                  |
 | aten.avg_pool2d.default (ceil_mode, counted padding, divisor) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5      |
+| aten.native_layer_norm.default (+ aten.layer_norm.default) | exports and runs | left on portable kernels (XNNPACK has no layer norm) | rtol 1e-5 |
+| aten.scaled_dot_product_attention.default (no mask) | exports and runs | _safe_softmax's any/where left on portable kernels | rtol 1e-5 |
+| aten.unbind.int, aten.select.int | exports and runs | select_copy left on portable kernels | exact          |
+| aten.expand.default (no copy, or a size-1 dim to <= 5) | exports and runs | expand_copy left on portable kernels | exact |
 | aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
@@ -497,6 +501,90 @@ def _avg_pool2d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_inc
     return _scaled_runs(_scaled_runs(avg, ratios[0], x.dim() - 2), ratios[1], x.dim() - 1)
 
 
+def _native_layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """layer norm as XNNPACK takes it (it has no layer-norm kernel): mean and variance over the
+    normalised (last) dims as two 4-D keepdim means, rsqrt, then the affine; returns (out, mean,
+    rstd) like the overload."""
+    import torch
+
+    if not x.is_floating_point() or not normalized_shape:
+        return NotImplemented
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    mean = _mean4(x, dims, True)
+    centred = x - mean
+    rstd = torch.ops.aten.rsqrt.default(_mean4(centred * centred, dims, True) + eps)
+    out = centred * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean, rstd
+
+
+def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """aten.layer_norm (what torch.export records for nn.LayerNorm / F.layer_norm): its output."""
+    out = _native_layer_norm(x, normalized_shape, weight, bias, eps)
+    return out if out is NotImplemented else out[0]
+
+
+def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    """scaled dot-product attention without a mask as XNNPACK takes it: two batched matmuls over
+    the flattened leading dims around a softmax. torch's own form wraps the softmax in
+    _safe_softmax (any/where over each row, for rows a mask blanks out), which XNNPACK does not
+    take; with no mask no row is blank, so the plain softmax is the same. Masked, causal,
+    dropout and grouped-query calls are left as they are."""
+    import torch
+
+    if attn_mask is not None or is_causal or dropout_p or enable_gqa or query.dim() < 3 or not query.is_floating_point():
+        return NotImplemented
+    lead, (length, width), keys = tuple(query.shape[:-2]), tuple(query.shape[-2:]), key.shape[-2]
+    if tuple(key.shape[:-2]) != lead or tuple(value.shape[:-2]) != lead or not all(_static(n) for n in (*lead, length, width, keys)):
+        return NotImplemented
+    factor = scale if scale is not None else 1.0 / math.sqrt(width)
+    q = query.reshape(-1, length, width)
+    k = key.reshape(-1, keys, width)
+    v = value.reshape(-1, keys, value.shape[-1])
+    weights = torch.softmax(torch.bmm(q, k.transpose(1, 2)) * factor, -1)
+    return torch.bmm(weights, v).reshape(*lead, length, value.shape[-1])
+
+
+def _unbind(x, dim=0):
+    """unbind as slices viewed without the dim (XNNPACK takes slices and views, not select)."""
+    d = _dim(dim, x.dim())
+    if not _static(x.shape[d]):
+        return NotImplemented
+    shape = [n for i, n in enumerate(x.shape) if i != d]
+    return [x.narrow(d, i, 1).reshape(shape) for i in range(x.shape[d])]
+
+
+def _select(x, dim, index):
+    """select as a slice viewed without the dim."""
+    d = _dim(dim, x.dim())
+    if not (_static(x.shape[d]) and isinstance(index, int)):
+        return NotImplemented
+    return x.narrow(d, index + x.shape[d] if index < 0 else index, 1).reshape([n for i, n in enumerate(x.shape) if i != d])
+
+
+def _expand(x, size, *, implicit=False):
+    """expand that copies nothing (the sizes already match: a clone) or repeats a size-1 dim at
+    most 5 times (a cat of that many clones: XNNPACK's cat wants distinct inputs); other expands
+    are left as they are."""
+    import torch
+
+    size = list(size)
+    lead = len(size) - x.dim()
+    if lead < 0 or not all(_static(n) for n in (*size, *x.shape)):
+        return NotImplemented
+    y = x.reshape([1] * lead + list(x.shape)) if lead else x
+    target = [y.shape[i] if n == -1 else n for i, n in enumerate(size)]
+    grow = [i for i, (have, want) in enumerate(zip(y.shape, target)) if have != want]
+    if not grow:
+        return y.clone()
+    if len(grow) != 1 or y.shape[grow[0]] != 1 or not 2 <= target[grow[0]] <= 5:
+        return NotImplemented
+    return torch.cat([y.clone() for _ in range(target[grow[0]])], grow[0])
+
+
 def _amax(x, dim=(), keepdim=False):
     """amax as a max_pool2d over the (1, kept, reduced, 1) view (XNNPACK delegates max pooling,
     not amax)."""
@@ -700,6 +788,31 @@ def _gen_avg_pool(g):
             ((y, [2, 2], [1, 1], [0, 0], False, True, 3), {})]   # divisor override
 
 
+def _gen_layer_norm(g):
+    x, w, b = _randn(g, 2, 5, 16) * 3.0 + 1.0, _randn(g, 16), _randn(g, 16)
+    y = _randn(g, 2, 4, 6, 7)
+    return [((x, [16], w, b, 1e-5), {}), ((x, [16], None, None, 1e-6), {}),
+            ((y, [6, 7], _randn(g, 6, 7), None, 1e-5), {}), ((_randn(g, 3, 9), [9], None, _randn(g, 9), 1e-5), {})]
+
+
+def _gen_sdpa(g):
+    q, k, v = _randn(g, 2, 3, 5, 8), _randn(g, 2, 3, 7, 8), _randn(g, 2, 3, 7, 6)
+    return [((q, k, v), {}), ((q, k, v), {"scale": 0.3}), ((_randn(g, 4, 6, 4), _randn(g, 4, 6, 4), _randn(g, 4, 6, 4)), {})]
+
+
+def _gen_unbind(g):
+    return [((_randn(g, 3, 2, 4, 5), 0), {}), ((_randn(g, 2, 3, 4), -1), {}), ((_randn(g, 4, 1, 6), 1), {})]
+
+
+def _gen_select(g):
+    return [((_randn(g, 3, 2, 4), 0, 1), {}), ((_randn(g, 2, 5, 4), -2, -1), {}), ((_randn(g, 4, 6), 1, 0), {})]
+
+
+def _gen_expand(g):
+    return [((_randn(g, 1, 1, 8), [1, -1, -1]), {}), ((_randn(g, 1, 1, 8), [3, -1, -1]), {}),
+            ((_randn(g, 4, 1), [4, 5]), {}), ((_randn(g, 6), [2, 6]), {})]
+
+
 def _gen_mean(g):
     return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1, -2]), {}),
             ((_randn(g, 3, 9, 5), [1]), {"keepdim": True}), ((_randn(g, 4, 9), [-1]), {}),
@@ -742,6 +855,16 @@ _add("aten.avg_pool2d.default", _avg_pool2d,
 _add("aten.adaptive_max_pool2d.default", _adaptive_max_pool2d,
      "adaptive max pooling: one max_pool2d when sizes divide, else one pool per output cell (static H, W)",
      _gen_adaptive_max, outputs=(0,))
+_add("aten.native_layer_norm.default", _native_layer_norm,
+     "layer norm (no XNNPACK kernel) as two 4-D keepdim means over the normalised dims, rsqrt and the affine",
+     _gen_layer_norm, rtol=1e-5, atol=1e-5, aliases={"aten.layer_norm.default": _layer_norm})
+_add("aten.scaled_dot_product_attention.default", _sdpa,
+     "attention without a mask as bmm, softmax, bmm (torch's form adds any/where around the softmax for masked rows)",
+     _gen_sdpa, rtol=1e-5, atol=1e-6)
+_add("aten.unbind.int", _unbind, "unbind as slices viewed without the dim", _gen_unbind)
+_add("aten.select.int", _select, "select as a slice viewed without the dim", _gen_select)
+_add("aten.expand.default", _expand, "expand as a clone (sizes already match) or a cat of up to 5 clones of a size-1 dim",
+     _gen_expand)
 _add("aten.amax.default", _amax, "amax over any dims as a max_pool2d over a (1, kept, reduced, 1) view (no NaN)",
      _gen_amax)
 _add("aten.amin.default", _amin, "amin over any dims as -max_pool2d(-x) over a (1, kept, reduced, 1) view (no NaN)",
@@ -758,9 +881,14 @@ _ONNX = re.compile(r"OpOverload\(op='([\w.]+)', overload='(\w+)'\)")
 
 
 def _edge_names():
+    """ExecuTorch's spelling of each name: `aten_median_dim`; a view op as its functional copy,
+    `aten_select_copy_int` for aten.select.int (what the edge graph holds)."""
     out = {}
-    for key in (*LIBRARY, *ALIASES):
-        out[key.replace(".", "_")] = key
+    for name in (*LIBRARY, *ALIASES):
+        key = ALIASES.get(name, name)
+        ns, packet, overload = name.split(".")
+        out[f"{ns}_{packet}_{overload}"] = key
+        out.setdefault(f"{ns}_{packet}_copy_{overload}", key)
     return out
 
 
