@@ -74,20 +74,6 @@ pub fn start(args: ResumeArgs) -> Result<Resumed, ExitError> {
     let recording =
         Recording::open(&paths).map_err(|e| ExitError::new(exit::USAGE, e.to_string()))?;
     let id = recording.session_id();
-    if recording.meta().is_none() && recording.started().is_none() {
-        // Stopped while being set up (SIGKILL between the log's creation and meta.json): no
-        // model, target or checkpoint was recorded, and no stage ran.
-        return Err(ExitError::new(
-            exit::USAGE,
-            format!(
-                "session {id} never started: it was stopped while being set up (no meta.json, no \
-                 session_started in {}), so nothing ran and there is nothing to resume; start a \
-                 new session with `aipc run` (the folder {} can be deleted)",
-                paths.events.display(),
-                paths.dir.display()
-            ),
-        ));
-    }
     let running = leftovers::lasting_holders(&paths.events, leftovers::HOLDER_PATIENCE);
     if !running.is_empty() {
         return Err(ExitError::new(
