@@ -181,6 +181,12 @@ def stacked(items, position):
         return None
 
 
+def builder_at(builders, position):
+    """The first traced builder (aipc_toolbox/builders.py) of input `position` among the input
+    tuples' builders, or None."""
+    return next((b[position] for b in builders if position < len(b) and b[position] is not None), None)
+
+
 def measure_app_feed(project, position):
     """(Fit or None, reason, builder or None) of what the app feeds as input `position` (aipc.toml
     app_eval_data, every tuple) against eval_data's inputs: the same samples, so `fit` says what
@@ -199,6 +205,5 @@ def measure_app_feed(project, position):
     app = stacked(items, position)
     if app is None:
         return None, "the app's input tuples do not stack on dim 0 (different shapes)", None
-    builder = next((b[position] for b in builders if position < len(b) and b[position] is not None), None)
     fit_found, why = fit(app, to_numpy(inputs[position]))
-    return fit_found, why, builder
+    return fit_found, why, builder_at(builders, position)

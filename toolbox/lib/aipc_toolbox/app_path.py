@@ -51,10 +51,6 @@ def _fmt(s):
     return f"range [{s['min']:.4g}, {s['max']:.4g}], mean {s['mean']:.4g}, std {s['std']:.4g}"
 
 
-def _numpy(x):
-    return x if isinstance(x, np.ndarray) else x.detach().cpu().numpy()
-
-
 def _top1(outputs):
     return np.concatenate([np.asarray(y).reshape(np.asarray(y).shape[0], -1).argmax(axis=1) for y in outputs])
 
@@ -65,12 +61,12 @@ def _eager_accuracy(model, items, labels):
 
     try:
         with torch.no_grad():
-            outs = [model(*[torch.as_tensor(np.ascontiguousarray(_numpy(t))) for t in item]) for item in items]
+            outs = [model(*[torch.as_tensor(np.ascontiguousarray(affine.to_numpy(t))) for t in item]) for item in items]
     except Exception as e:  # noqa: BLE001 -- any failure means "the eager model does not take this feed"
         emit.note(f"app path: the eager model does not take the app's feed as given ({emit.describe(e)})")
         return None
     outs = [o[0] if isinstance(o, (tuple, list)) else o for o in outs]
-    return float((_top1([_numpy(o) for o in outs]) == labels).mean())
+    return float((_top1([affine.to_numpy(o) for o in outs]) == labels).mean())
 
 
 def affine_faults(project, items, builders, reference_inputs):
@@ -88,8 +84,7 @@ def affine_faults(project, items, builders, reference_inputs):
             continue  # tuples of different shapes: no paired comparison
         fit, _ = affine.fit(app, affine.to_numpy(reference_inputs[position]))
         if fit is not None and not fit.identity():
-            built = next((b[position] for b in builders if position < len(b) and b[position] is not None), None)
-            faults.append((names[position], built, fit))
+            faults.append((names[position], affine.builder_at(builders, position), fit))
     return faults
 
 
@@ -111,7 +106,7 @@ def measure(project, artifact, run_item, reference, max_drop_points, model=None)
     if reference_acc is None:
         raise emit.ToolError("app_eval_data is set, but eval_data has no labels: the app's accuracy has no reference; "
                              "return (inputs, labels) from eval_data")
-    outputs = [_numpy(run_item(item)[0]) for item in items]
+    outputs = [affine.to_numpy(run_item(item)[0]) for item in items]
     acc = float((_top1(outputs) == labels).mean())
     eager_acc = _eager_accuracy(model, items, labels) if model is not None else None
     drop = round(100.0 * (reference_acc - acc), 6)
@@ -124,15 +119,15 @@ def measure(project, artifact, run_item, reference, max_drop_points, model=None)
          "app_acc_target": acc, "app_acc_drop_points": drop}
     if eager_acc is not None:
         m["app_acc_eager"] = eager_acc
-    eager_top1 = _top1([_numpy(reference["outputs"])])
+    eager_top1 = _top1([affine.to_numpy(reference["outputs"])])
     if eager_top1.shape[0] == labels.shape[0]:
         # The same samples as eval_data (as the key's doc asks): class by class agreement.
         m["app_top1_agreement"] = float((_top1(outputs) == eager_top1).mean())
     if not ok:
         built = next((b for item in builders for b in item if b is not None), None)
         where = f"{built.file}:{built.line} {built.function}()" if built else origin
-        app_stats = _stats(_numpy(item[0]) for item in items)
-        ref_stats = _stats([_numpy(reference["inputs"][0])])
+        app_stats = _stats(affine.to_numpy(item[0]) for item in items)
+        ref_stats = _stats([affine.to_numpy(reference["inputs"][0])])
         stats = (f"; the app feeds {_fmt(app_stats)}, eval_data holds {_fmt(ref_stats)}"
                  if app_stats and ref_stats else "")
         emit.warn("app path accuracy",
