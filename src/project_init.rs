@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 /// The hooks module `aipc init` writes.
 pub(crate) const HOOKS_FILE: &str = "aipc_hooks.py";
 const HOOKS_MODULE: &str = "aipc_hooks";
+/// Where the hooks keep a fitted model's weights (`--data labelled`); git-ignored.
+pub(crate) const HOOKS_CACHE_DIR: &str = ".aipc_hooks_cache";
 
 /// Where the model comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,6 +109,19 @@ pub(crate) struct InitPlan {
     pub calibration_data: Option<String>,
     pub int8: bool,
     pub latency_budget_ms: Option<f64>,
+    /// The generated inputs (for the hooks the project does not name itself).
+    pub data: InitData,
+}
+
+/// What the generated example, eval and calibration hooks give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum InitData {
+    /// Labelled samples of the model's modality (scikit-learn's digits for images, synthetic
+    /// tasks with labels for text and audio), and a short fit of a random-weight model on a
+    /// training split so that its classes mean something. timm and transformers sources only.
+    Labelled,
+    /// Fixed-seed noise of the input shape, no labels, no fit.
+    Synthetic,
 }
 
 /// The text of `aipc.toml`.
@@ -208,33 +223,52 @@ pub(crate) fn hooks_py(plan: &InitPlan) -> String {
         }
         None => "None".into(),
     };
+    let labelled = plan.data == InitData::Labelled;
+    let inputs_doc = if labelled {
+        "labelled samples of the model's modality: images are scikit-learn's bundled digits (real
+8x8 scans, resized to the input size, channels repeated); text and audio are fixed-seed synthetic
+tasks with labels (a class keyword repeated in random tokens; a tone whose pitch is the class).
+The model's random weights get a short fit on a training split (_fit: batch-norm statistics and
+the classifier head), so that its classes mean something: random weights give near-tie logits
+that any rounding flips. eval_data() is a held-out split with labels, so the gates also measure
+task accuracy. For your own data, point aipc.toml eval_data and calibration_data at functions
+of your own."
+    } else {
+        "fixed-seed synthetic tensors (no dataset was given), so eval_data() returns no labels: the
+accuracy gates compare the deployed model with the eager one (cosine, top-1 agreement, and the
+accuracy drop against the eager model's own classes). To gate task accuracy on real labels, point
+aipc.toml eval_data at a function of your own returning (inputs, labels) of real samples, and
+calibration_data at real samples prepared the same way."
+    };
     let mut text = format!(
         r#""""Hooks written by `aipc init`; aipc.toml [project] names the functions it uses. Edit them freely.
 
 Model: {model}.
-Inputs: fixed-seed synthetic tensors (no dataset was given), so eval_data() returns no labels: the
-accuracy gates compare the deployed model with the eager one (cosine, top-1 agreement, and the
-accuracy drop against the eager model's own classes). To gate task accuracy on real labels, point
-aipc.toml eval_data at a function of your own returning (inputs, labels) of real samples, and
-calibration_data at real samples prepared the same way.
+Inputs: {inputs_doc}
 """
 import torch
 
 SEED = 0
 BATCH = 2  # the example batch: export does not specialise a dimension of 2 (it does 0 and 1)
-EVAL_SAMPLES = 64
+EVAL_SAMPLES = {eval_samples}
 CALIBRATION_SAMPLES = 32
 INPUT_SHAPE = {shape}  # one sample's input shape; None: from the model's own config
 "#,
         model = plan.source.describe(),
+        eval_samples = if labelled { 128 } else { 64 },
     );
+    let fit = if labelled {
+        "_fitted(_net())"
+    } else {
+        "_net()"
+    };
     match &plan.source {
         ModelSource::Entry(_) => text.push_str(
             r#"
 
 def _sample():
-    """(shape of one sample, dtype, upper bound of integer values or None)."""
-    return INPUT_SHAPE, torch.float32, None
+    """(shape of one sample, dtype, upper bound of integer values or None, modality)."""
+    return INPUT_SHAPE, torch.float32, None, "tensor"
 "#,
         ),
         ModelSource::Timm(name) => {
@@ -244,7 +278,7 @@ def _sample():
 NUM_CLASSES = {classes}
 
 
-def model():
+def _net():
     """timm's model with random weights (fixed seed; pretrained=False: nothing is downloaded)."""
     import timm
 
@@ -252,12 +286,16 @@ def model():
     return timm.create_model(NAME, pretrained=False, num_classes=NUM_CLASSES).eval()
 
 
+def model():
+    return {fit}
+
+
 def _sample():
-    """(shape of one sample, dtype, upper bound of integer values or None): timm's input size."""
+    """(shape of one sample, dtype, upper bound of integer values or None, modality)."""
     if INPUT_SHAPE is not None:
-        return INPUT_SHAPE, torch.float32, None
-    cfg = getattr(model(), "pretrained_cfg", None) or {{}}
-    return tuple(cfg.get("input_size", (3, 224, 224))), torch.float32, None
+        return INPUT_SHAPE, torch.float32, None, "image"
+    cfg = getattr(_net(), "pretrained_cfg", None) or {{}}
+    return tuple(cfg.get("input_size", (3, 224, 224))), torch.float32, None, "image"
 "#,
                 classes = plan.num_classes
             );
@@ -305,7 +343,7 @@ class Logits(torch.nn.Module):
         return self.net(x).logits
 
 
-def model():
+def _net():
     """transformers' model built from its config, random weights (fixed seed; nothing is downloaded)."""
     config = _config()
     auto, _ = _head(config)
@@ -313,30 +351,79 @@ def model():
     return Logits(auto.from_config(config)).eval()
 
 
+def model():
+    return {fit}
+
+
 def _sample():
-    """(shape of one sample, dtype, upper bound of integer values or None), from the config."""
+    """(shape of one sample, dtype, upper bound of integer values or None, modality), from the config."""
     config = _config()
     _, kind = _head(config)
     if kind == "text":
-        return INPUT_SHAPE or (SEQUENCE,), torch.int64, config.vocab_size
+        return INPUT_SHAPE or (SEQUENCE,), torch.int64, config.vocab_size, kind
     if INPUT_SHAPE is not None:
-        return INPUT_SHAPE, torch.float32, None
+        return INPUT_SHAPE, torch.float32, None, kind
     if kind == "audio":
-        return (AUDIO_SAMPLES,), torch.float32, None
+        return (AUDIO_SAMPLES,), torch.float32, None, kind
     size = getattr(config, "image_size", 224)
     size = tuple(size) if isinstance(size, (list, tuple)) else (size, size)
-    return (getattr(config, "num_channels", 3), *size), torch.float32, None
+    return (getattr(config, "num_channels", 3), *size), torch.float32, None, kind
 "#,
                 classes = plan.num_classes,
                 overrides = overrides.join(", ")
             );
         }
     }
-    text.push_str(
-        r#"
+    text.push_str(if labelled {
+        LABELLED_DATA_PY
+    } else {
+        SYNTHETIC_DATA_PY
+    });
+    if plan.eval_data.is_none() {
+        text.push_str(if labelled {
+            r#"
+
+def eval_data():
+    """A held-out split with labels."""
+    x, y = _labelled(EVAL_SAMPLES, "eval")
+    return (x,), y
+"#
+        } else {
+            r#"
+
+def eval_data():
+    """Synthetic inputs and no labels: the gates compare with eager (its classes are the labels)."""
+    return (_inputs(EVAL_SAMPLES, SEED + 1),), None
+"#
+        });
+    }
+    if plan.calibration_data.is_none() {
+        text.push_str(if labelled {
+            r#"
+
+def calibration_data():
+    """Calibration batches from the training split (never the held-out one)."""
+    x = _labelled(CALIBRATION_SAMPLES, "train")[0]
+    return [(x[i:i + BATCH],) for i in range(0, CALIBRATION_SAMPLES, BATCH)]
+"#
+        } else {
+            r#"
+
+def calibration_data():
+    """Synthetic calibration batches from the same distribution as eval_data()."""
+    x = _inputs(CALIBRATION_SAMPLES, SEED + 2)
+    return [(x[i:i + BATCH],) for i in range(0, CALIBRATION_SAMPLES, BATCH)]
+"#
+        });
+    }
+    text
+}
+
+/// Fixed-seed noise of the model's input shape, no labels.
+const SYNTHETIC_DATA_PY: &str = r#"
 
 def _inputs(n, seed):
-    shape, dtype, high = _sample()
+    shape, dtype, high, _ = _sample()
     g = torch.Generator().manual_seed(seed)
     if dtype.is_floating_point:
         return torch.randn((n, *shape), generator=g)
@@ -345,31 +432,160 @@ def _inputs(n, seed):
 
 def example_inputs():
     return (_inputs(BATCH, SEED),)
-"#,
-    );
-    if plan.eval_data.is_none() {
-        text.push_str(
-            r#"
+"#;
 
-def eval_data():
-    """Synthetic inputs and no labels: the gates compare with eager (its classes are the labels)."""
-    return (_inputs(EVAL_SAMPLES, SEED + 1),), None
-"#,
-        );
-    }
-    if plan.calibration_data.is_none() {
-        text.push_str(
-            r#"
+/// Labelled samples per modality and the short fit of a random-weight model on them.
+const LABELLED_DATA_PY: &str = r#"
 
-def calibration_data():
-    """Synthetic calibration batches from the same distribution as eval_data()."""
-    x = _inputs(CALIBRATION_SAMPLES, SEED + 2)
-    return [(x[i:i + BATCH],) for i in range(0, CALIBRATION_SAMPLES, BATCH)]
-"#,
-        );
-    }
-    text
-}
+FIT_SAMPLES = 256  # training samples of the short fit (_fit)
+CACHE_DIR = ".aipc_hooks_cache"  # the fitted weights (_fitted); aipc init git-ignores it
+
+
+def _digits(shape, split):
+    """scikit-learn's bundled digits (1797 real 8x8 scans, 10 classes) as images of `shape`
+    (C, H, W): resized, channels repeated, standardised; "train" is the first 1297 of a fixed
+    shuffle, "eval" the other 500. Labels are taken modulo NUM_CLASSES."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    order = torch.randperm(len(digits.target), generator=torch.Generator().manual_seed(SEED))
+    x = torch.tensor(digits.images, dtype=torch.float32)[order][:, None] / 16.0
+    y = torch.tensor(digits.target, dtype=torch.int64)[order] % NUM_CLASSES
+    x = (x - 0.3) / 0.4  # roughly zero mean, unit spread
+    channels, height, width = shape
+    x = torch.nn.functional.interpolate(x, size=(height, width), mode="bilinear", align_corners=False)
+    x = x.repeat(1, channels, 1, 1).contiguous()
+    return (x[:1297], y[:1297]) if split == "train" else (x[1297:], y[1297:])
+
+
+def _keywords(shape, vocab, n, g):
+    """Token sequences of one class each: random tokens, the first position and a quarter of the
+    others holding the class's keyword token (the first is where classification heads read)."""
+    (length,) = shape
+    low = 1000 if vocab > 2000 + NUM_CLASSES else 1
+    keywords = low + torch.arange(NUM_CLASSES) * ((vocab - low) // NUM_CLASSES)
+    y = torch.randint(0, NUM_CLASSES, (n,), generator=g)
+    x = torch.randint(low, vocab, (n, length), generator=g)
+    for i in range(n):
+        positions = 1 + torch.randperm(max(length - 1, 1), generator=g)[: max(1, length // 4)]
+        x[i, positions.clamp(max=length - 1)] = keywords[y[i]]
+        x[i, 0] = keywords[y[i]]
+    return x, y
+
+
+def _tones(shape, n, g):
+    """Clips of one class each: a waveform (16 kHz) holding a tone whose pitch is the class, or a
+    (frames, bins) spectrogram with the class's band lit, over noise."""
+    y = torch.randint(0, NUM_CLASSES, (n,), generator=g)
+    if len(shape) == 1:
+        t = torch.arange(shape[0], dtype=torch.float32) / 16000.0
+        pitch = 200.0 * (6000.0 / 200.0) ** (y.float() / max(NUM_CLASSES - 1, 1))
+        phase = 6.2832 * torch.rand(n, 1, generator=g)
+        amplitude = 0.5 + 0.5 * torch.rand(n, 1, generator=g)
+        x = amplitude * torch.sin(6.2832 * pitch[:, None] * t[None] + phase)
+        return x + 0.1 * torch.randn((n, *shape), generator=g), y
+    x = torch.randn((n, *shape), generator=g) * 0.5
+    bins = shape[-1]
+    for i in range(n):
+        centre = int((int(y[i]) + 0.5) * bins / NUM_CLASSES)
+        x[i, ..., max(centre - 1, 0):centre + 2] += 3.0
+    return x, y
+
+
+def _labelled(n, split):
+    """(inputs, labels): n samples of the model's modality from the "train" or "eval" split."""
+    shape, dtype, high, kind = _sample()
+    if kind == "image":
+        x, y = _digits(shape, split)
+        return x[:n], y[:n]
+    g = torch.Generator().manual_seed(SEED + (1 if split == "eval" else 2))
+    if kind == "text":
+        return _keywords(shape, high, n, g)
+    if kind == "audio":
+        return _tones(shape, n, g)
+    raise ValueError(f"no labelled data for a {kind} input of shape {shape}: point aipc.toml eval_data at your own")
+
+
+def _fitted(net):
+    """net with the weights of the short fit (_fit), computed once and then loaded from
+    .aipc_hooks_cache/ next to this file (git-ignored), keyed by this file's text and the library
+    versions: every later call, in any process, gives the same model without fitting again."""
+    import hashlib
+    import os
+    from importlib import metadata
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    key = hashlib.sha256(open(__file__, "rb").read())
+    for dist in ("torch", "timm", "transformers", "scikit-learn"):
+        try:
+            key.update(f"{dist}={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            pass
+    path = os.path.join(here, CACHE_DIR, f"fit-{key.hexdigest()[:16]}.pt")
+    if os.path.isfile(path):
+        try:
+            net.load_state_dict(torch.load(path, weights_only=True))
+            return net.eval()
+        except Exception:  # noqa: BLE001 - a partial or foreign file: fit again
+            pass
+    _fit(net)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.partial"
+        torch.save(net.state_dict(), partial)
+        os.replace(partial, path)  # atomic: a concurrent reader sees the whole file or none
+    except OSError:
+        pass  # a read-only project: the fit runs on every call instead
+    return net
+
+
+def _fit(net):
+    """A short fit on the training split, so that the random-weight model's classes mean
+    something: batch-norm statistics are re-estimated on it, then every classifier layer (a
+    Linear giving NUM_CLASSES outputs per sample) is solved by ridge regression on the features it
+    receives. Deterministic: same seed, same data, same model."""
+    x, y = _labelled(FIT_SAMPLES, "train")
+    batches = [x[i:i + 32] for i in range(0, len(x), 32)]
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    with torch.no_grad():
+        if norms:
+            for m in norms:
+                m.reset_running_stats()
+                m.momentum = None  # a cumulative average over the batches
+                m.train()
+            for b in batches:
+                net(b)
+            for m in norms:
+                m.momentum = 0.1
+                m.eval()
+        heads = [m for m in net.modules() if isinstance(m, torch.nn.Linear) and m.out_features == NUM_CLASSES]
+        features = {id(m): [] for m in heads}
+        hooks = [m.register_forward_hook(lambda m, args, out: features[id(m)].append(args[0])) for m in heads]
+        try:
+            for b in batches:
+                net(b)
+        finally:
+            for h in hooks:
+                h.remove()
+        targets = torch.nn.functional.one_hot(y, NUM_CLASSES).double() * 10.0
+        for m in heads:
+            f = torch.cat(features[id(m)]).double() if features[id(m)] else None
+            if f is None or f.dim() != 2 or len(f) != len(y):
+                continue  # not a per-sample classifier
+            mean = f.mean(0)
+            fc = f - mean
+            ridge = 1e-3 * float((fc * fc).sum()) / max(fc.shape[1], 1) + 1e-9
+            gram = fc @ fc.T + ridge * torch.eye(len(fc), dtype=fc.dtype)
+            w = fc.T @ torch.linalg.solve(gram, targets - targets.mean(0))
+            m.weight.copy_(w.T.to(m.weight.dtype))
+            if m.bias is not None:
+                m.bias.copy_((targets.mean(0) - mean @ w).to(m.bias.dtype))
+    return net.eval()
+
+
+def example_inputs():
+    return (_labelled(BATCH, "train")[0],)
+"#;
 
 #[cfg(test)]
 mod tests {
@@ -386,6 +602,7 @@ mod tests {
             calibration_data: None,
             int8: true,
             latency_budget_ms: None,
+            data: InitData::Synthetic,
         }
     }
 
@@ -449,7 +666,18 @@ mod tests {
         ];
         let mut entry = plan(ModelSource::Entry("net:build".into()));
         entry.input_shape = Some(vec![16]);
-        for p in [plan(ModelSource::Timm("resnet18".into())), hf, entry] {
+        let mut labelled_timm = plan(ModelSource::Timm("resnet18".into()));
+        labelled_timm.data = InitData::Labelled;
+        let mut labelled_hf = hf.clone();
+        labelled_hf.data = InitData::Labelled;
+        labelled_hf.calibration_data = Some("data:calibration".into());
+        for p in [
+            plan(ModelSource::Timm("resnet18".into())),
+            hf,
+            entry,
+            labelled_timm,
+            labelled_hf,
+        ] {
             let hooks = hooks_py(&p);
             let out = std::process::Command::new("python3")
                 .args(["-c", "import ast, sys; ast.parse(sys.stdin.read())"])
@@ -472,6 +700,19 @@ mod tests {
         }
         let hooks = hooks_py(&plan(ModelSource::HuggingFace("bert".into())));
         assert!(hooks.contains("CONFIG = {}"), "{hooks}");
+        assert!(!hooks.contains("def _fit"), "synthetic data: no fit");
+        let mut labelled = plan(ModelSource::Timm("resnet18".into()));
+        labelled.data = InitData::Labelled;
+        let hooks = hooks_py(&labelled);
+        assert!(hooks.contains("return _fitted(_net())"), "{hooks}");
+        assert!(
+            hooks.contains(&format!("CACHE_DIR = \"{HOOKS_CACHE_DIR}\"")),
+            "the hooks cache where aipc init git-ignores: {hooks}"
+        );
+        assert!(
+            hooks.contains("def eval_data():\n    \"\"\"A held-out split"),
+            "{hooks}"
+        );
         assert_eq!(python_value("[16, 32]"), "[16, 32]");
         assert_eq!(python_value("false"), "False");
         assert_eq!(python_value("0.5"), "0.5");

@@ -1034,6 +1034,34 @@ fn init_writes_a_project_table_and_hooks_that_validate() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let toml = std::fs::read_to_string(project.path().join("aipc.toml")).unwrap();
     assert!(toml.contains("model = \"aipc_hooks:model\""), "{toml}");
+    // A random-weight model gets labelled data and a short fit by default; its fitted weights
+    // are cached beside the hooks and git-ignored (once, however often init runs).
+    let hooks = std::fs::read_to_string(project.path().join("aipc_hooks.py")).unwrap();
+    assert!(hooks.contains("return _fitted(_net())"), "{hooks}");
+    let out = init(&["--from", "timm:resnet18", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let ignore = std::fs::read_to_string(project.path().join(".gitignore")).unwrap();
+    assert_eq!(ignore.matches(".aipc_hooks_cache/").count(), 1, "{ignore}");
+    let out = init(&["--from", "timm:resnet18", "--data", "synthetic", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let hooks = std::fs::read_to_string(project.path().join("aipc_hooks.py")).unwrap();
+    assert!(
+        hooks.contains("return _net()") && !hooks.contains("def _fit"),
+        "{hooks}"
+    );
+    // The project's own model has its own weights: nothing to fit.
+    let out = init(&[
+        "--from",
+        "nets.classifier:build_classifier",
+        "--input-shape",
+        "16",
+        "--data",
+        "labelled",
+        "--force",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("has its own weights"), "{stderr}");
     let out = init(&[
         "--from",
         "hf:vit",

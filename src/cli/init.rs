@@ -7,7 +7,9 @@
 //! error that names the flag.
 
 use crate::engine::exit;
-use crate::project_init::{aipc_toml, hooks_py, InitPlan, ModelSource, HOOKS_FILE};
+use crate::project_init::{
+    aipc_toml, hooks_py, InitData, InitPlan, ModelSource, HOOKS_CACHE_DIR, HOOKS_FILE,
+};
 use clap::Args;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -51,6 +53,14 @@ pub(crate) struct InitArgs {
     /// default: generated synthetic inputs.
     #[arg(long)]
     calibration_data: Option<String>,
+    /// The generated example, eval and calibration inputs: `labelled` (default for timm and
+    /// transformers models) gives labelled samples of the model's modality — scikit-learn's
+    /// bundled digits resized for images, synthetic tasks with labels for text and audio — and
+    /// fits the random-weight model's batch-norm statistics and classifier head on a training
+    /// split, so that its classes mean something; `synthetic` (the project's own model) gives
+    /// fixed-seed noise without labels.
+    #[arg(long, value_enum)]
+    data: Option<InitData>,
     /// Ship the FP32 artifact (quantize = "none") instead of INT8.
     #[arg(long)]
     fp32: bool,
@@ -148,6 +158,9 @@ fn run(args: InitArgs, prompter: &mut Prompter) -> Result<(), Failure> {
     let plan = plan(&args, &project, prompter)?;
     write(&toml_path, &aipc_toml(&plan))?;
     write(&hooks_path, &hooks_py(&plan))?;
+    if plan.data == InitData::Labelled {
+        ignore_hooks_cache(&project)?;
+    }
     eprintln!("wrote {} and {}", toml_path.display(), hooks_path.display());
     let text = aipc_toml(&plan);
     let mut problems = crate::project_table::validate(&text, &project);
@@ -181,6 +194,35 @@ fn run(args: InitArgs, prompter: &mut Prompter) -> Result<(), Failure> {
         plan.target
     );
     Ok(())
+}
+
+/// Add the hooks' cache of fitted weights to the project's `.gitignore` (created when missing):
+/// it is rebuilt on demand and can be large, so it never belongs in a commit.
+fn ignore_hooks_cache(project: &Path) -> Result<(), Failure> {
+    let path = project.join(".gitignore");
+    let entry = format!("{HOOKS_CACHE_DIR}/");
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err((
+                exit::ENVIRONMENT,
+                format!("reading {}: {e}", path.display()),
+            ))
+        }
+    };
+    if existing.lines().any(|line| line.trim() == entry) {
+        return Ok(());
+    }
+    let separator = if existing.is_empty() || existing.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    write(
+        &path,
+        &format!("{existing}{separator}# aipc init: the hooks' fitted weights\n{entry}\n"),
+    )
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Failure> {
@@ -295,6 +337,16 @@ fn plan(args: &InitArgs, project: &Path, prompter: &mut Prompter) -> Result<Init
     if args.num_classes < 2 {
         return Err(usage("--num-classes: at least 2"));
     }
+    let data = match (args.data, &source) {
+        (Some(InitData::Labelled), ModelSource::Entry(entry)) => {
+            return Err(usage(format!(
+                "--data labelled fits a random-weight model from timm or transformers; {entry}                  has its own weights: name your own data with --eval-data and                  --calibration-data, or use --data synthetic"
+            )))
+        }
+        (Some(data), _) => data,
+        (None, ModelSource::Entry(_)) => InitData::Synthetic,
+        (None, _) => InitData::Labelled,
+    };
     Ok(InitPlan {
         source,
         target,
@@ -305,6 +357,7 @@ fn plan(args: &InitArgs, project: &Path, prompter: &mut Prompter) -> Result<Init
         calibration_data: args.calibration_data.clone(),
         int8,
         latency_budget_ms,
+        data,
     })
 }
 

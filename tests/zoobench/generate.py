@@ -28,12 +28,21 @@ sys.path.insert(0, ".")
 import aipc_hooks as h
 t0 = time.monotonic()
 m = h.model()
+built = time.monotonic() - t0
 x = h.example_inputs()
+(ex,), labels = h.eval_data()
 with torch.no_grad():
     y = m(*x)
+    logits = m(ex)
 params = sum(p.numel() for p in m.parameters())
-print(json.dumps({"inputs": [list(t.shape) for t in x], "output": list(y.shape), "params": params,
-                  "s": round(time.monotonic() - t0, 2)}))
+top = logits.topk(2, dim=1).values
+out = {"inputs": [list(t.shape) for t in x], "output": list(y.shape), "params": params, "model_s": round(built, 2),
+       # the median gap between the two highest logits, in units of the logits' spread: near 0, any
+       # rounding flips classes (random weights); the short fit of --data labelled widens it
+       "top2_gap": round(float(((top[:, 0] - top[:, 1]) / logits.std(dim=1)).median()), 3)}
+if labels is not None:
+    out["eager_acc"] = round(float((logits.argmax(1) == labels).float().mean()), 3)
+print(json.dumps(out))
 """
 
 
@@ -69,8 +78,10 @@ def main():
                 print(f"{task.name}: aipc init failed (exit {r.returncode}): {r.stderr.strip()}")
                 continue
             source = arch["from"].split(":", 1)[0]
+            inputs = ("digits, short fit" if arch.get("kind", "image") == "image"
+                      else f"synthetic {arch.get('kind')} task with labels, short fit")
             (task / "task.toml").write_text(
-                f'description = "ZooBench: {arch["from"]}, random weights, synthetic inputs (aipc init)"\n'
+                f'description = "ZooBench: {arch["from"]}, random weights, {inputs} (aipc init)"\n'
                 f'project = "project"\ntarget = "{target}"\n'
                 f'covers = ["zoo", "{arch.get("kind", "image")}", "{source}"]\n')
         if a.check:
