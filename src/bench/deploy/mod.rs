@@ -16,7 +16,7 @@
 pub mod table;
 pub mod task;
 
-pub use table::{ArmSummary, BenchDeployReport, RunRecord};
+pub use table::{ArmSummary, BenchDeployReport, Figures, RunRecord};
 pub use task::{load_tasks, Task, TaskError};
 
 use anyhow::{Context, Result};

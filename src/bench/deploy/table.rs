@@ -35,6 +35,137 @@ pub struct RunRecord {
     pub session: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+    /// What the deployment measured, read from the session's report.
+    #[serde(default)]
+    pub figures: Figures,
+}
+
+/// What one deployment measured, for the per-run figures table (ZooBench's columns): every value
+/// is absent when the session did not get that far or the target does not measure it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// The signature of the failure the session ended on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Wall time of the export stage and of the artifact build stage (quantize, lowering).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_s: Option<f64>,
+    /// p50 latency of the FP32 and of the INT8 artifact (performance stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp32_p50_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub int8_p50_ms: Option<f64>,
+    /// The last measured agreement with eager: cosine and top-1 (the INT8 artifact's when it
+    /// was compared, else FP32's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top1_agreement: Option<f64>,
+    /// Task accuracy of the artifact and of eager, where the eval data has labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_acc: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_acc_eager: Option<f64>,
+    /// Share of compute ops the delegate runs (ExecuTorch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegated_ratio: Option<f64>,
+}
+
+impl Figures {
+    /// Read the figures from a session's `report.json`.
+    pub(super) fn from_report(report: &serde_json::Value) -> Figures {
+        let stages: Vec<&serde_json::Value> = report
+            .get("stages")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().collect())
+            .unwrap_or_default();
+        let stage = |name: &str| {
+            stages
+                .iter()
+                .copied()
+                .find(|s| s.get("name").and_then(|v| v.as_str()) == Some(name))
+        };
+        let metric = |name: &str, key: &str| {
+            stage(name)
+                .and_then(|s| s.get("metrics"))
+                .and_then(|m| m.get(key))
+                .and_then(|v| v.as_f64())
+        };
+        let seconds = |name: &str| {
+            stage(name)
+                .and_then(|s| s.get("duration_ms"))
+                .and_then(|v| v.as_f64())
+                .map(|ms| ms / 1000.0)
+        };
+        // The measured value of a gate on `key` in the last check that measured it, over the
+        // stages in order (a later stage's comparison is of the artifact shipped).
+        let gate = |key: &str| {
+            let mut last = None;
+            for s in &stages {
+                for check in s
+                    .get("checks")
+                    .and_then(|c| c.as_array())
+                    .into_iter()
+                    .flatten()
+                {
+                    for g in check
+                        .get("gates")
+                        .and_then(|g| g.as_array())
+                        .into_iter()
+                        .flatten()
+                    {
+                        let expr = g.get("expr").and_then(|e| e.as_str()).unwrap_or("");
+                        let metric_name = expr
+                            .split(|c: char| c.is_whitespace() || "<>=!".contains(c))
+                            .next();
+                        if metric_name == Some(key) {
+                            if let Some(v) = g.get("measured").and_then(|v| v.as_f64()) {
+                                last = Some(v);
+                            }
+                        }
+                    }
+                }
+            }
+            last
+        };
+        let p50 = metric("performance", "p50_ms");
+        let (fp32_p50_ms, int8_p50_ms) = match (
+            metric("performance", "fp32_p50_ms"),
+            metric("performance", "int8_p50_ms"),
+        ) {
+            (Some(fp32), _) => (Some(fp32), p50),
+            (None, Some(int8)) => (p50, Some(int8)),
+            (None, None) if metric("performance", "int8_nodes").unwrap_or(0.0) >= 1.0 => {
+                (None, p50)
+            }
+            (None, None) => (p50, None),
+        };
+        let last_metric = |key: &str| {
+            ["performance", "accuracy", "run"]
+                .iter()
+                .find_map(|name| metric(name, key))
+        };
+        Figures {
+            signature: report
+                .get("diagnosis")
+                .and_then(|d| d.get("signature"))
+                .and_then(|v| v.as_str())
+                .map(str::to_string),
+            export_s: seconds("export"),
+            build_s: seconds("build"),
+            fp32_p50_ms,
+            int8_p50_ms,
+            cosine: gate("cosine"),
+            top1_agreement: gate("top1_agreement"),
+            task_acc: last_metric("task_acc_target"),
+            task_acc_eager: last_metric("task_acc_ref"),
+            delegated_ratio: ["build", "inspect"]
+                .iter()
+                .find_map(|name| metric(name, "delegated_ratio")),
+        }
+    }
 }
 
 fn first_trial() -> u32 {
@@ -61,6 +192,7 @@ impl RunRecord {
             exit_code: None,
             session: String::new(),
             note: String::new(),
+            figures: Figures::default(),
         }
     }
 
@@ -135,6 +267,7 @@ impl RunRecord {
             })
         };
         self.success = expected_met && self.human_interventions == 0;
+        self.figures = Figures::from_report(report);
     }
 }
 
@@ -293,6 +426,34 @@ impl BenchDeployReport {
                 r.human_interventions
             );
         }
+        md.push_str("\nWhat each run measured (signature: the failure it ended on; export and build: stage wall time; latency: p50 at the contract's threads; cosine and top-1: the last comparison with eager; task accuracy: artifact / eager, where the eval data has labels; delegated: share of compute ops on the delegate):\n\n| task | arm | trial | signature | export | build | FP32 p50 | INT8 p50 | cosine | top-1 | task acc | delegated |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for r in &self.runs {
+            let f = &r.figures;
+            let or_dash = |v: Option<f64>, unit: &str, digits: usize| {
+                v.map_or_else(|| "–".to_string(), |v| format!("{v:.digits$}{unit}"))
+            };
+            let task_acc = match (f.task_acc, f.task_acc_eager) {
+                (Some(a), Some(e)) => format!("{a:.3} / {e:.3}"),
+                (Some(a), None) => format!("{a:.3}"),
+                _ => "–".to_string(),
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.task,
+                r.arm,
+                r.trial,
+                f.signature.as_deref().unwrap_or("–"),
+                or_dash(f.export_s, " s", 1),
+                or_dash(f.build_s, " s", 1),
+                or_dash(f.fp32_p50_ms, " ms", 3),
+                or_dash(f.int8_p50_ms, " ms", 3),
+                or_dash(f.cosine, "", 4),
+                or_dash(f.top1_agreement, "", 3),
+                task_acc,
+                or_dash(f.delegated_ratio, "", 3),
+            );
+        }
         let notes: Vec<&RunRecord> = self.runs.iter().filter(|r| !r.note.is_empty()).collect();
         if !notes.is_empty() {
             md.push_str("\nNotes:\n");
@@ -372,6 +533,45 @@ mod tests {
         assert_eq!(r.repair_attempts, 1);
         assert_eq!(r.tokens, 120);
         assert_eq!(r.toolchain_time_s, 2.5);
+    }
+
+    #[test]
+    fn figures_come_from_the_stages_of_the_report() {
+        let gates = |cos: f64, top1: f64| {
+            json!([{"name": "int8 matches eager", "gates": [
+                {"expr": "cosine >= 0.95", "measured": cos, "passed": true},
+                {"expr": "top1_agreement >= 0.98", "measured": top1, "passed": true}]}])
+        };
+        let mut r = record(Arm::Skills);
+        r.fill_from_report(
+            &json!({"outcome": "failed", "diagnosis": {"signature": "quant.accuracy_collapse"},
+                "stages": [
+                {"name": "export", "status": "passed", "attempts": 1, "duration_ms": 2500},
+                {"name": "build", "status": "passed", "attempts": 1, "duration_ms": 4000,
+                 "metrics": {"delegated_ratio": 0.75}},
+                {"name": "accuracy", "status": "passed", "attempts": 1, "checks": gates(0.97, 0.99),
+                 "metrics": {"task_acc_target": 0.9, "task_acc_ref": 0.91}},
+                {"name": "performance", "status": "failed", "attempts": 1, "checks": gates(0.96, 0.5),
+                 "metrics": {"p50_ms": 1.5, "fp32_p50_ms": 3.0}}]}),
+            &[],
+        );
+        let f = &r.figures;
+        assert_eq!(f.signature.as_deref(), Some("quant.accuracy_collapse"));
+        assert_eq!((f.export_s, f.build_s), (Some(2.5), Some(4.0)));
+        assert_eq!((f.fp32_p50_ms, f.int8_p50_ms), (Some(3.0), Some(1.5)));
+        assert_eq!(
+            (f.cosine, f.top1_agreement),
+            (Some(0.96), Some(0.5)),
+            "the last comparison"
+        );
+        assert_eq!((f.task_acc, f.task_acc_eager), (Some(0.9), Some(0.91)));
+        assert_eq!(f.delegated_ratio, Some(0.75));
+        let md = BenchDeployReport::new(vec![r]).to_markdown();
+        assert!(md.contains("| t | skills | 1 | quant.accuracy_collapse | 2.5 s | 4.0 s | 3.000 ms | 1.500 ms | 0.9600 | 0.500 | 0.900 / 0.910 | 0.750 |"), "{md}");
+        // A report from a session that stopped at export has none of it.
+        let mut r = record(Arm::Skills);
+        r.fill_from_report(&report("failed", json!([]), 0), &[]);
+        assert_eq!(r.figures, Figures::default());
     }
 
     #[test]
