@@ -117,8 +117,8 @@ pub(crate) struct InitPlan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum InitData {
     /// Labelled samples of the model's modality (scikit-learn's digits for images, synthetic
-    /// tasks with labels for text and audio), and a short fit of a random-weight model on a
-    /// training split so that its classes mean something. timm and transformers sources only.
+    /// tasks with labels for text and audio), and a short fit of a random-weight model's
+    /// classifier head on a training split so that its classes mean something. timm and transformers sources only.
     Labelled,
     /// Fixed-seed noise of the input shape, no labels, no fit.
     Synthetic,
@@ -228,8 +228,8 @@ pub(crate) fn hooks_py(plan: &InitPlan) -> String {
         "labelled samples of the model's modality: images are scikit-learn's bundled digits (real
 8x8 scans, resized to the input size, channels repeated); text and audio are fixed-seed synthetic
 tasks with labels (a class keyword repeated in random tokens; a tone whose pitch is the class).
-The model's random weights get a short fit on a training split (_fit: batch-norm statistics and
-the classifier head), so that its classes mean something: random weights give near-tie logits
+The model's random weights get a short fit on a training split (_fit: the classifier head), so
+that its classes mean something: random weights give near-tie logits
 that any rounding flips. eval_data() is a held-out split with labels, so the gates also measure
 task accuracy. For your own data, point aipc.toml eval_data and calibration_data at functions
 of your own."
@@ -437,7 +437,7 @@ def example_inputs():
 /// Labelled samples per modality and the short fit of a random-weight model on them.
 const LABELLED_DATA_PY: &str = r#"
 
-FIT_SAMPLES = 256  # training samples of the short fit (_fit)
+FIT_SAMPLES = 1024  # training samples of the short fit (_fit)
 CACHE_DIR = ".aipc_hooks_cache"  # the fitted weights (_fitted); aipc init git-ignores it
 
 
@@ -541,23 +541,15 @@ def _fitted(net):
 
 def _fit(net):
     """A short fit on the training split, so that the random-weight model's classes mean
-    something: batch-norm statistics are re-estimated on it, then every classifier layer (a
-    Linear giving NUM_CLASSES outputs per sample) is solved by ridge regression on the features it
-    receives. Deterministic: same seed, same data, same model."""
+    something: every classifier layer (a Linear giving NUM_CLASSES outputs per sample) is solved
+    by ridge regression on the features it receives; the rest keeps its random weights. The ridge
+    is strong (the features' mean variance), so the classes rest on the features' main directions,
+    as a trained model's do, not on faint ones that any rounding moves. Batch-norm statistics are
+    left as initialised: re-estimating them on random weights lifts near-dead channels to full
+    scale and makes INT8 lose what FP32 keeps. Deterministic: same seed, same data, same model."""
     x, y = _labelled(FIT_SAMPLES, "train")
     batches = [x[i:i + 32] for i in range(0, len(x), 32)]
-    norms = [m for m in net.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
     with torch.no_grad():
-        if norms:
-            for m in norms:
-                m.reset_running_stats()
-                m.momentum = None  # a cumulative average over the batches
-                m.train()
-            for b in batches:
-                net(b)
-            for m in norms:
-                m.momentum = 0.1
-                m.eval()
         heads = [m for m in net.modules() if isinstance(m, torch.nn.Linear) and m.out_features == NUM_CLASSES]
         features = {id(m): [] for m in heads}
         hooks = [m.register_forward_hook(lambda m, args, out: features[id(m)].append(args[0])) for m in heads]
@@ -574,7 +566,7 @@ def _fit(net):
                 continue  # not a per-sample classifier
             mean = f.mean(0)
             fc = f - mean
-            ridge = 1e-3 * float((fc * fc).sum()) / max(fc.shape[1], 1) + 1e-9
+            ridge = float((fc * fc).sum()) / max(fc.shape[1], 1) + 1e-9
             gram = fc @ fc.T + ridge * torch.eye(len(fc), dtype=fc.dtype)
             w = fc.T @ torch.linalg.solve(gram, targets - targets.mean(0))
             m.weight.copy_(w.T.to(m.weight.dtype))

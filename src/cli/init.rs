@@ -56,8 +56,8 @@ pub(crate) struct InitArgs {
     /// The generated example, eval and calibration inputs: `labelled` (default for timm and
     /// transformers models) gives labelled samples of the model's modality — scikit-learn's
     /// bundled digits resized for images, synthetic tasks with labels for text and audio — and
-    /// fits the random-weight model's batch-norm statistics and classifier head on a training
-    /// split, so that its classes mean something; `synthetic` (the project's own model) gives
+    /// fits the random-weight model's classifier head on a training split, so that its classes
+    /// mean something; `synthetic` (the project's own model) gives
     /// fixed-seed noise without labels.
     #[arg(long, value_enum)]
     data: Option<InitData>,
