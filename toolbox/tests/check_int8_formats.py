@@ -192,6 +192,42 @@ def thresholds_exclude_a_format():
 
 
 @check
+def an_inaccurate_artifact_is_replaced_by_an_accurate_format_even_when_not_faster():
+    """int8_choice.decide on measured rows (no build): in the accuracy stage the current INT8
+    artifact fails the thresholds; a format that passes replaces it although it is slower than
+    FP32 (the latency gate decides whether INT8 pays). When the current one passes, a slower
+    format never replaces it."""
+    import contextlib
+    import io
+
+    from aipc_toolbox import int8_choice
+
+    a = {"min_cosine": 0.95, "min_top1_agreement": 0.98, "max_acc_drop_points": 1.0}
+    built = {"fast-bad": "fast.bin", "slow-good": "slow.bin"}
+    p50 = {"fp32.bin": 1.0, "fast.bin": 0.5, "slow.bin": 1.2}
+
+    def decide(previous):
+        rows = {"fast-bad": {"cosine": 0.5, "top1_agreement": 0.2, "passes": 0},
+                "slow-good": {"cosine": 0.999, "top1_agreement": 1.0, "passes": 1}}
+        replaced = []
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            out = int8_choice.decide(rows, built, p50, "fp32.bin", a, {
+                "previous": previous, "wanted": previous, "quantize": "int8", "budget": None, "threads": 1,
+                "int8": INT8, "replace": replaced.append})
+        return out, replaced, buf.getvalue()
+
+    out, replaced, text = decide(previous="fast-bad")
+    assert out["replaced"] == 1 and replaced == ["slow.bin"], (out, text)
+    m = signature("perf.int8_format").search(text)
+    assert m and m["format"] == "slow-good", "the kept format is named for aipc.toml: " + text
+    assert not signature("perf.int8_not_faster").search(text), text
+    out, replaced, text = decide(previous="slow-good")
+    assert out["replaced"] == 0 and not replaced, (out, text)
+    assert signature("perf.int8_not_faster").search(text), text
+
+
+@check
 def profile_names_the_format_over_budget():
     project(budget=0.0001, extra=f'int8_format = "{SECOND}"')
     tool("quantize.py", {})

@@ -273,13 +273,18 @@ def decide(rows, built, p50, fp32_key, a, ctx):
     out.update(best_format=best, best_p50_ms=round(best_ms, 4), best_ratio_to_fp32=round(best_ms / fp32, 3))
     if budget:
         out["best_within_budget"] = int(best_ms <= budget)
-    if best_ms >= fp32:
+    previous = ctx["previous"]
+    current = rows.get(previous or "", {})
+    if best_ms >= fp32 and current.get("passes"):
         emit.warn("int8 not faster", f"the fastest INT8 format passing the accuracy thresholds, {best}, runs at p50 "
                   f"{best_ms:.4f} ms, FP32 at {fp32:.4f} ms on {ctx['threads']} thread(s): INT8 does not pay here; ship FP32 "
                   "(aipc.toml quantize = \"none\") if it meets the budget, else the model or the budget must change")
         return out
-    previous = ctx["previous"]
-    current = rows.get(previous or "", {})
+    if best_ms >= fp32:
+        # The current INT8 artifact fails the accuracy thresholds: an accurate one replaces it even
+        # when it is not faster than FP32 (the latency gate then decides whether INT8 pays).
+        emit.note(f"{best} passes the accuracy thresholds and {previous or 'the current format'} does not; {best} is not "
+                  f"faster than FP32 here (p50 {best_ms:.4f} ms against {fp32:.4f} ms): the latency gate decides whether INT8 pays")
     if previous != best and (not current.get("passes") or best_ms < p50.get(built.get(previous), float("inf"))):
         ctx["replace"](built[best])
         out["replaced"] = 1

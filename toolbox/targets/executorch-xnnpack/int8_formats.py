@@ -6,7 +6,7 @@ calibration settings the current build/model_int8.pte's sidecar records, so a ch
 accuracy stage is kept), checks each against the eager model on the project's eval_data with
 the INT8 accuracy gates' thresholds, then times each with FP32 in the same run
 (aipc_toolbox/int8_choice.py). The fastest that passes becomes build/model_int8.pte (with its
-sidecar) when it is faster than the one there; the lines it prints and the metrics are the
+sidecar) when it is faster than the one there, or when the one there fails the thresholds; the lines it prints and the metrics are the
 onnxruntime-cpu tool's (toolbox/targets/onnxruntime-cpu/int8_formats.py).
 """
 import json

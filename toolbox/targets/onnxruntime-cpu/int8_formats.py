@@ -9,7 +9,8 @@ the eager model on the project's eval_data with the INT8 accuracy gates' thresho
 each with FP32 in the same run (aipc_toolbox/int8_choice.py).
 
 The fastest format that passes is written to build/model_int8.onnx when it is faster than the
-one there, and `aipc-warning: int8 format: ...` names it and the aipc.toml setting that makes
+one there, or when the one there fails the thresholds (an accurate INT8 artifact replaces an
+inaccurate one even when it is not faster than FP32: the latency gate decides that), and `aipc-warning: int8 format: ...` names it and the aipc.toml setting that makes
 quantize build it again (`int8_format`); the checks of the stage then decide. When no passing
 format is faster than FP32, `aipc-warning: int8 not faster: ...` says so: shipping FP32, a smaller
 model or another budget is a human's call.
