@@ -163,10 +163,14 @@ def int8_formats_keeps_the_fastest_accurate_one_and_names_the_setting():
     assert passing, res
     best = res["best_format"]
     assert best in passing and passing[best]["p50_ms"] <= min(r["p50_ms"] for r in passing.values()) + 1e-4, res
+    previous_passes = res["formats"][res["previous_format"]].get("passes")
     if "int8 not faster" in out:
-        assert res["best_p50_ms"] >= res["fp32_p50_ms"] - 1e-4 and res["replaced"] == 0, res
+        # No faster INT8 format, and the current artifact passes: it stays.
+        assert res["best_p50_ms"] >= res["fp32_p50_ms"] - 1e-4 and res["replaced"] == 0 and previous_passes, res
         return
-    assert res["best_p50_ms"] <= res["fp32_p50_ms"] + 1e-4, res
+    # Faster than FP32, or the current artifact fails the thresholds (an accurate format then
+    # replaces it even when it is not faster).
+    assert res["best_p50_ms"] <= res["fp32_p50_ms"] + 1e-4 or not previous_passes, res
     fmt, settings = recorded(d / INT8)
     if best != DEFAULT:
         assert fmt == best and res["replaced"] == 1, (fmt, res)

@@ -262,6 +262,25 @@ def res_count(d):
     return json.loads((d / "build" / "int8_sensitivity.json").read_text())["limit"]
 
 
+@check
+def the_per_layer_report_runs_as_many_batches_as_its_memory_budget_holds():
+    """It saves every intermediate tensor of two models per batch: a transformer at 224x224 took
+    260 MB per batch and model, and 16 batches exceeded the sandbox's memory."""
+    import contextlib
+    import io
+
+    from aipc_toolbox import int8_choice
+
+    mb = 2**20
+    assert int8_choice.analysis_batches(16, 10 * mb, budget=1024 * mb) == 16
+    assert int8_choice.analysis_batches(16, 10 * mb, wanted=4, budget=1024 * mb) == 4
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        assert int8_choice.analysis_batches(16, 260 * mb, budget=1024 * mb) == 3
+        assert int8_choice.analysis_batches(16, 4096 * mb, budget=1024 * mb) == 1, "at least one batch"
+    assert "per-layer report on 3 of 16 calibration batches" in buf.getvalue(), buf.getvalue()
+
+
 if __name__ == "__main__":
     try:
         main()

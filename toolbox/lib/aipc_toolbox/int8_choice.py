@@ -158,6 +158,25 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
     return high, tried, builds
 
 
+# What the per-layer report may keep of one model's intermediate tensors: it saves every tensor of
+# the float model and of the quantized one for each calibration batch it runs, which for a
+# transformer at 224x224 exceeded the sandbox's memory on 16 batches.
+ANALYSIS_BYTES = 2**30
+
+
+def analysis_batches(available, one_batch_bytes, wanted=None, budget=ANALYSIS_BYTES):
+    """How many calibration batches the per-layer report runs: `wanted` (default: all
+    `available`), fewer when the intermediate tensors of that many batches (`one_batch_bytes`
+    each, per model) would exceed `budget`; at least one. Says so when it cuts."""
+    wanted = available if wanted is None else min(wanted, available)
+    fit = max(1, int(budget // max(one_batch_bytes, 1)))
+    if fit < wanted:
+        emit.note(f"per-layer report on {fit} of {wanted} calibration batches: the intermediate tensors of one batch "
+                  f"take {one_batch_bytes / 2**20:.1f} MB per model, the report keeps at most {budget / 2**20:.0f} MB")
+        return fit
+    return wanted
+
+
 def print_scores(scored, analysed, batches, top):
     """The per-layer report's lines: the nodes that lose the most."""
     emit.note(f"per-layer INT8 error ({analysed} build against the float model on {batches} calibration batches; SQNR in "

@@ -172,7 +172,9 @@ def body(a):
     float_module, _applied = quantize.capture(q)
     quantize.check_node_names(float_module.graph, base, p)
     reference = quantize.pt2e_convert(copy.deepcopy(float_module), q.cal, q.config, base)
-    batches = q.cal[: a["batches"]]
+    one = _values(float_module, q.cal[:1])
+    batches = q.cal[: int8_choice.analysis_batches(len(q.cal), sum(v.nbytes for v in one.values()), a["batches"])]
+    del one
     scored = node_scores(float_module, reference, batches)
     if not scored:
         raise emit.ToolError(f"{FP32}: no quantized op with a float counterpart to score in the {analysed} build")

@@ -59,7 +59,8 @@ def node_scores(pre, qdq, feeds, workdir):
     the SQNR (dB, QDQ model against float model) of its activation inputs as it reads them (after
     their Q/DQ), less the SQNR of its output. The SQNR of a tensor is energy-weighted, so a tensor
     with one huge channel can look fine while its small channels are lost to the INT8 range; the
-    node that reads it shows the loss. Returns a list of dicts, the largest loss first."""
+    node that reads it shows the loss. Returns (a list of dicts, the largest loss first; the calibration batches run): as many batches
+    as keep the saved tensors within int8_choice.ANALYSIS_BYTES per model."""
     import onnx
     from onnxruntime.quantization import qdq_loss_debug as dbg
 
@@ -68,6 +69,9 @@ def node_scores(pre, qdq, feeds, workdir):
     float_aug, qdq_aug = os.path.join(workdir, "float_aug.onnx"), os.path.join(workdir, "qdq_aug.onnx")
     dbg.modify_model_output_intermediate_tensors(pre, float_aug)
     dbg.modify_model_output_intermediate_tensors(qdq, qdq_aug)
+    one = dbg.collect_activations(float_aug, feeds_reader(feeds[:1]))
+    feeds = feeds[: int8_choice.analysis_batches(len(feeds), sum(sum(a.nbytes for a in v) for v in one.values()))]
+    del one
     float_acts = dbg.collect_activations(float_aug, feeds_reader(feeds))
     qdq_acts = dbg.collect_activations(qdq_aug, feeds_reader(feeds))
     # The augmented models keep the intermediate tensors only: add the graph outputs (the last
@@ -80,7 +84,12 @@ def node_scores(pre, qdq, feeds, workdir):
         for feed in feeds:
             for name, value in zip(names, sess.run(names, feed)):
                 acts.setdefault(name, []).append(np.asarray(value, dtype=np.float32).reshape(-1))
-    weight_err = dbg.compute_weight_error(dbg.create_weight_matching(pre, qdq))
+    # A scalar weight (a 0-d constant a transformer multiplies by) comes back dequantized as a
+    # numpy scalar, which onnxruntime's own error function cannot take: compare flat arrays.
+    weight_err = dbg.compute_weight_error(
+        dbg.create_weight_matching(pre, qdq),
+        lambda f, d: dbg.compute_signal_to_quantization_noice_ratio(np.asarray(f, np.float32).reshape(-1),
+                                                                   np.asarray(d, np.float32).reshape(-1)))
 
     def sqnr(float_name, qdq_name):
         if float_name not in float_acts or qdq_name not in qdq_acts:
@@ -134,7 +143,7 @@ def node_scores(pre, qdq, feeds, workdir):
         scored.append({"node": node.name, "op": node.op_type, "loss_db": round(loss, 2), "input_sqnr_db": in_db,
                        "output_sqnr_db": out_db, "inputs": inputs})
     scored.sort(key=lambda s: -s["loss_db"])
-    return scored
+    return scored, len(feeds)
 
 
 # Ops that pass one input through (an activation, a reshape): the tensor a node reads is
@@ -183,11 +192,11 @@ def body(a):
     with tmp:
         qdq = os.path.join(tmp.name, "analysis_qdq.onnx")
         build(pre, qdq, analysed, feeds, {**calib, "nodes_to_exclude": base})
-        scored = node_scores(pre, qdq, feeds, tmp.name)
+        scored, batches = node_scores(pre, qdq, feeds, tmp.name)
         if not scored:
             raise emit.ToolError(f"{FP32} has no quantized node with a named input to score in the {analysed} build")
         float_group(pre, scored)
-        int8_choice.print_scores(scored, analysed, len(feeds), a["report_top"])
+        int8_choice.print_scores(scored, analysed, batches, a["report_top"])
         groups = [[s["node"], *s["with"]] for s in scored if s["node"] not in base]
         limit = min(a["max_float_nodes"], len(groups))
         if not limit:
