@@ -240,6 +240,8 @@ const CASES: &[Case] = &[
     gated(ET, "synthetic/compare-fp32.txt", "accuracy", &["top1_agreement == 1.0=0.1200"], "accuracy.mismatch", "accuracy-mismatch",
         &[("metric", "top1_agreement"), ("measured", "0.1200")]),
     // ---- real toolbox output (h-toolbox scripts on the digits-cnn example, tests/data/toolbox)
+    case(ORT, "toolbox/ort-export-dynamo-decompose-failed.txt", "export.dynamo_failed", "export-failed",
+        &[("step", "2/3"), ("what", "decompose the FX graph for ONNX compatibility")]),
     gated(ORT, "toolbox/ort-export-opset13.txt", "export", &["opset_matches == 1=0.0000"], "onnx.opset_drift", "opset-drift",
         &[("requested_opset", "13"), ("opset", "18")]),
     gated(ORT, "toolbox/ort-inspect-external-data-missing.txt", "inspect", &["external_data_ok == 1=0.0000"],
