@@ -317,3 +317,24 @@ def budget_line(path, out, budget, int8, quantize):
             else 'aipc.toml quantize = "int8" ships it; profile {} measures it')
     return (f"{path} p50 {out['p50_ms']:.3f} ms > {float(budget)} ms budget; {int8} p50 {out['int8_p50_ms']:.3f} ms "
             f"meets it: {ship}")
+
+
+def without_budget(out, fp32, time_fp32):
+    """profile's fields when aipc.toml sets no latency_budget_ms: nothing to meet (within_budget
+    1), and a shipped INT8 artifact (out["kind"] == "int8") timed beside the FP32 one at `fp32`
+    (time_fp32() -> its times in ms, same settings): fp32_p50_ms, int8_speedup. INT8 is not
+    assumed faster."""
+    import statistics
+
+    from . import emit
+
+    out["within_budget"] = 1
+    if out["kind"] == "int8" and os.path.isfile(fp32):
+        ms32 = time_fp32()
+        out["fp32_p50_ms"] = float(statistics.median(ms32))
+        out["int8_speedup"] = out["fp32_p50_ms"] / out["p50_ms"] if out["p50_ms"] > 0 else 0.0
+        emit.note(f"{fp32} (fp32): p50 {out['fp32_p50_ms']:.3f} ms over {len(ms32)} runs, same settings: "
+                  f"INT8 is {out['int8_speedup']:.2f}x FP32's speed")
+    emit.note("no latency_budget_ms in aipc.toml [project]: the latency gate has nothing to meet (within_budget 1); "
+              "set a budget to gate it")
+    return out

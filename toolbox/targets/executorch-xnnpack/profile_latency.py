@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from aipc_toolbox import emit
-from aipc_toolbox.project import Project, budget_line
+from aipc_toolbox.project import Project, budget_line, without_budget
 from aipc_toolbox.tensors import rebatch
 
 
@@ -99,17 +99,7 @@ def body(a):
                 emit.note(f"{FP32} (fp32): p50 {out['fp32_p50_ms']:.3f} ms over {len(ms32)} runs, same settings")
             _other_formats(path, out["p50_ms"], budget, fp32_note)
     else:
-        # No budget: nothing to meet, and the latency is still measured and reported, with the
-        # FP32 one beside a shipped INT8 artifact (INT8 is not assumed faster).
-        out["within_budget"] = 1
-        if kind == "int8" and os.path.isfile(FP32):
-            ms32, _, _, _ = measure(FP32, p, a, threads)
-            out["fp32_p50_ms"] = float(np.percentile(ms32, 50))
-            out["int8_speedup"] = out["fp32_p50_ms"] / out["p50_ms"] if out["p50_ms"] > 0 else 0.0
-            emit.note(f"{FP32} (fp32): p50 {out['fp32_p50_ms']:.3f} ms over {len(ms32)} runs, same settings: "
-                      f"INT8 is {out['int8_speedup']:.2f}x FP32's speed")
-        emit.note("no latency_budget_ms in aipc.toml [project]: the latency gate has nothing to meet (within_budget 1); "
-                  "set a budget to gate it")
+        without_budget(out, FP32, lambda: measure(FP32, p, a, threads)[0])
     return out
 
 
