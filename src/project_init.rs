@@ -447,6 +447,10 @@ def _digits(shape, split):
     shuffle, "eval" the other 500. Labels are taken modulo NUM_CLASSES."""
     from sklearn.datasets import load_digits
 
+    if len(shape) != 3:
+        raise ValueError(f"the digits need an image input (channels, height, width); INPUT_SHAPE is {shape}: "
+                         "give aipc init --input-shape C,H,W, or --data synthetic, or point aipc.toml eval_data "
+                         "and calibration_data at your own data")
     digits = load_digits()
     order = torch.randperm(len(digits.target), generator=torch.Generator().manual_seed(SEED))
     x = torch.tensor(digits.images, dtype=torch.float32)[order][:, None] / 16.0
@@ -462,6 +466,9 @@ def _keywords(shape, vocab, n, g):
     """Token sequences of one class each: random tokens, the first position and a quarter of the
     others holding the class's keyword token (the first is where classification heads read)."""
     (length,) = shape
+    if vocab < 2 * NUM_CLASSES:
+        raise ValueError(f"a vocabulary of {vocab} tokens is too small for {NUM_CLASSES} class keywords among random "
+                         "tokens: give aipc init --data synthetic, or point aipc.toml eval_data at your own data")
     low = 1000 if vocab > 2000 + NUM_CLASSES else 1
     keywords = low + torch.arange(NUM_CLASSES) * ((vocab - low) // NUM_CLASSES)
     y = torch.randint(0, NUM_CLASSES, (n,), generator=g)
@@ -515,7 +522,8 @@ def _fitted(net):
     from importlib import metadata
 
     here = os.path.dirname(os.path.abspath(__file__))
-    key = hashlib.sha256(open(__file__, "rb").read())
+    with open(__file__, "rb") as f:
+        key = hashlib.sha256(f.read())
     for dist in ("torch", "timm", "transformers", "scikit-learn"):
         try:
             key.update(f"{dist}={metadata.version(dist)}".encode())
@@ -560,10 +568,12 @@ def _fit(net):
             for h in hooks:
                 h.remove()
         targets = torch.nn.functional.one_hot(y, NUM_CLASSES).double() * 10.0
+        fitted = 0
         for m in heads:
             f = torch.cat(features[id(m)]).double() if features[id(m)] else None
             if f is None or f.dim() != 2 or len(f) != len(y):
                 continue  # not a per-sample classifier
+            fitted += 1
             mean = f.mean(0)
             fc = f - mean
             ridge = float((fc * fc).sum()) / max(fc.shape[1], 1) + 1e-9
@@ -572,6 +582,12 @@ def _fit(net):
             m.weight.copy_(w.T.to(m.weight.dtype))
             if m.bias is not None:
                 m.bias.copy_((targets.mean(0) - mean @ w).to(m.bias.dtype))
+    if not fitted:
+        import sys
+
+        print(f"aipc_hooks: no classifier layer (a Linear with {NUM_CLASSES} outputs per sample) was found to fit: "
+              "the model keeps its random head, and its near-tie classes may make INT8 agreement fail; load trained "
+              "weights in model() instead", file=sys.stderr)
     return net.eval()
 
 
