@@ -64,7 +64,7 @@ pub(crate) async fn toolchain(data_dir: Option<&Path>, action: ToolchainAction) 
                 println!("no targets in {}", toolbox.join("targets").display());
                 return 0;
             }
-            println!("{:<22} {:<12} venv", "target", "state");
+            println!("{:<26} {:<12} venv", "target", "state");
             for target in &targets {
                 let toolchain = Toolchain::locate(&toolbox, target);
                 let venv = match &toolchain.venv {
@@ -73,7 +73,7 @@ pub(crate) async fn toolchain(data_dir: Option<&Path>, action: ToolchainAction) 
                         "(none: no requirements.txt, commands use the ambient PATH)".to_string()
                     }
                 };
-                println!("{target:<22} {:<12} {venv}", toolchain.state().word());
+                println!("{target:<26} {:<12} {venv}", toolchain.state().word());
             }
             0
         }

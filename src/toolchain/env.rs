@@ -3,7 +3,9 @@
 //!
 //! - `PATH` = `<venv>/bin:$PATH` and `VIRTUAL_ENV` = `<venv>` when the target has a venv
 //!   (`PYTHONHOME` removed, as `activate` does);
-//! - `AIPC_TARGET`, `AIPC_TARGET_DIR` (absolute), `AIPC_TOOLBOX` (absolute);
+//! - `AIPC_TARGET`, `AIPC_TARGET_DIR` (absolute), `AIPC_TOOLBOX` (absolute), and the target whose
+//!   packages the commands use, `AIPC_RUNTIME` and `AIPC_RUNTIME_DIR` (absolute; the target itself
+//!   unless its `toolchain.toml` names another);
 //! - `PYTHONPATH` = `$AIPC_TOOLBOX/lib` prepended to any inherited value;
 //! - `QNN_SDK_ROOT` empty (ExecuTorch's Qualcomm backend must not try to download an SDK),
 //!   `PYTHONUNBUFFERED=1` (progress lines arrive as they are printed);
@@ -51,6 +53,11 @@ impl ToolchainEnv {
             toolchain.target_dir.display().to_string(),
         );
         env.push("AIPC_TOOLBOX", toolchain.toolbox_dir.display().to_string());
+        env.push("AIPC_RUNTIME", toolchain.runtime.clone());
+        env.push(
+            "AIPC_RUNTIME_DIR",
+            toolchain.runtime_dir.display().to_string(),
+        );
         let lib = toolchain.toolbox_dir.join("lib").display().to_string();
         let pythonpath = match inherited("PYTHONPATH").filter(|p| !p.is_empty()) {
             Some(old) => format!("{lib}:{}", old.to_string_lossy()),
@@ -88,6 +95,8 @@ mod tests {
             target: "t".into(),
             toolbox_dir: PathBuf::from("/data/toolbox"),
             target_dir: PathBuf::from("/data/toolbox/targets/t"),
+            runtime: "t".into(),
+            runtime_dir: PathBuf::from("/data/toolbox/targets/t"),
             venv: venv.map(PathBuf::from),
         }
     }

@@ -14,6 +14,12 @@
 //! `requirements.txt` (e.g. `python-reference`) has no venv: its commands run with the ambient
 //! `PATH`.
 //!
+//! A target may run in another target's venv: a flow such as split adaptation
+//! (`toolbox/targets/split-onnxruntime-cpu`) has its own contract, tools and signatures but the
+//! runtime's packages, named by its `toolchain.toml` (`runtime = "onnxruntime-cpu"`). Its venv,
+//! requirements and lock are then the runtime's (`aipc toolchain setup` on either sets up the
+//! same venv), and its commands see the runtime's folder as `$AIPC_RUNTIME_DIR`.
+//!
 //! Files: [`env`] builds the environment of check commands, `run` calls and toolbox tools (one
 //! place for all three), [`setup`] creates or refreshes a venv, [`probe`] reads the versions of
 //! the packages in one.
@@ -32,6 +38,8 @@ use std::path::{Path, PathBuf};
 pub const REQUIREMENTS_FILE: &str = "requirements.txt";
 /// The full lock of [`REQUIREMENTS_FILE`], with hashes (what is installed).
 pub const LOCK_FILE: &str = "requirements.lock";
+/// A target's `toolchain.toml`: `runtime = "<target>"`, whose venv its commands run in.
+pub const RUNTIME_FILE: &str = "toolchain.toml";
 /// The stamp in a venv (see [`Stamp`]).
 pub const STAMP_FILE: &str = ".aipc-installed";
 /// The locks are resolved for this platform; elsewhere `requirements.txt` is installed.
@@ -75,7 +83,12 @@ pub struct Toolchain {
     pub toolbox_dir: PathBuf,
     /// `toolbox/targets/<target>` (absolute): `$AIPC_TARGET_DIR`.
     pub target_dir: PathBuf,
-    /// `<cache>/toolchains/<target>/venv` when the target has a `requirements.txt`.
+    /// The target whose packages the commands use: `target` itself, or the `runtime` its
+    /// `toolchain.toml` names (`$AIPC_RUNTIME`).
+    pub runtime: String,
+    /// `toolbox/targets/<runtime>` (absolute): `$AIPC_RUNTIME_DIR`, where the requirements are.
+    pub runtime_dir: PathBuf,
+    /// `<cache>/toolchains/<runtime>/venv` when the runtime has a `requirements.txt`.
     pub venv: Option<PathBuf>,
 }
 
@@ -90,27 +103,31 @@ impl Toolchain {
     pub fn locate_in(toolbox_dir: &Path, target: &str, toolchains_dir: &Path) -> Toolchain {
         let toolbox_dir = absolute(toolbox_dir);
         let target_dir = toolbox_dir.join("targets").join(target);
-        let venv = target_dir
+        let runtime = runtime_of(&target_dir).unwrap_or_else(|| target.to_string());
+        let runtime_dir = toolbox_dir.join("targets").join(&runtime);
+        let venv = runtime_dir
             .join(REQUIREMENTS_FILE)
             .is_file()
-            .then(|| toolchains_dir.join(target).join("venv"));
+            .then(|| toolchains_dir.join(&runtime).join("venv"));
         Toolchain {
             target: target.to_string(),
             toolbox_dir,
             target_dir,
+            runtime,
+            runtime_dir,
             venv,
         }
     }
 
-    /// `toolbox/targets/<target>/requirements.txt`.
+    /// `toolbox/targets/<runtime>/requirements.txt`.
     pub fn requirements(&self) -> PathBuf {
-        self.target_dir.join(REQUIREMENTS_FILE)
+        self.runtime_dir.join(REQUIREMENTS_FILE)
     }
 
     /// What the venv is installed from: the lock when there is one (and this is the platform
     /// it was resolved for), else `requirements.txt`. `true` for a lock.
     pub fn install_source(&self) -> (PathBuf, bool) {
-        let lock = self.target_dir.join(LOCK_FILE);
+        let lock = self.runtime_dir.join(LOCK_FILE);
         if LOCK_PLATFORM && lock.is_file() {
             (lock, true)
         } else {
@@ -153,6 +170,21 @@ impl Toolchain {
     pub fn env(&self) -> ToolchainEnv {
         ToolchainEnv::for_target(self)
     }
+}
+
+/// The `runtime` that `<target_dir>/toolchain.toml` names, when it names a plain target name
+/// other than the target's own. A file that does not parse names none: the target then has no
+/// venv of its own and `aipc doctor` / `toolchain setup` say so.
+fn runtime_of(target_dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(target_dir.join(RUNTIME_FILE)).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    let name = table.get("runtime")?.as_str()?;
+    let plain = !name.is_empty()
+        && !name.contains(['/', '\\'])
+        && name != "."
+        && name != ".."
+        && target_dir.file_name().and_then(|n| n.to_str()) != Some(name);
+    plain.then(|| name.to_string())
 }
 
 /// sha256 (hex) of a requirements file.
@@ -270,6 +302,45 @@ mod tests {
         std::fs::write(t.join("contract.toml"), "target = \"x\"\n").unwrap();
         if let Some(text) = requirements {
             std::fs::write(t.join(REQUIREMENTS_FILE), text).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_flow_target_runs_in_its_runtimes_venv() {
+        let dir = tempfile::tempdir().unwrap();
+        target(dir.path(), "rt", Some("numpy==2.0\n"));
+        target(dir.path(), "flow", None);
+        let toolbox = dir.path().join("toolbox");
+        std::fs::write(
+            toolbox.join("targets/flow").join(RUNTIME_FILE),
+            "runtime = \"rt\"\n",
+        )
+        .unwrap();
+        let cache = dir.path().join("cache");
+        let flow = Toolchain::locate_in(&toolbox, "flow", &cache);
+        assert_eq!(flow.runtime, "rt");
+        assert_eq!(flow.venv, Some(cache.join("rt/venv")));
+        assert_eq!(
+            flow.requirements(),
+            flow.runtime_dir.join(REQUIREMENTS_FILE)
+        );
+        assert!(flow.target_dir.ends_with("targets/flow"));
+        let env = flow.env();
+        assert_eq!(env.get("AIPC_RUNTIME"), Some("rt"));
+        assert!(env
+            .get("AIPC_TARGET_DIR")
+            .unwrap()
+            .ends_with("targets/flow"));
+        // Naming itself, a path or a file that does not parse: the target's own folder.
+        for text in [
+            "runtime = \"flow\"\n",
+            "runtime = \"../rt\"\n",
+            "runtime = [\n",
+        ] {
+            std::fs::write(toolbox.join("targets/flow").join(RUNTIME_FILE), text).unwrap();
+            let flow = Toolchain::locate_in(&toolbox, "flow", &cache);
+            assert_eq!(flow.runtime, "flow", "{text}");
+            assert_eq!(flow.venv, None, "{text}");
         }
     }
 
