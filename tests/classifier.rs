@@ -699,6 +699,19 @@ fn every_signature_a_skill_answers_exists() {
             ids.insert(sig.id().to_string());
         }
     }
+    // The flows' targets (their fixtures: tests/split_flow.rs).
+    for target in ["split-onnxruntime-cpu", "split-executorch-xnnpack"] {
+        let path = root()
+            .join("toolbox/targets")
+            .join(target)
+            .join("signatures.toml");
+        for sig in Classifier::load(&path)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .signatures()
+        {
+            ids.insert(sig.id().to_string());
+        }
+    }
     for name in skills.names() {
         let skill = skills.get(name).unwrap();
         let Some(list) = skill.metadata.get("signatures") else {

@@ -31,9 +31,9 @@ pub fn schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "key": {"type": "string", "enum": keys, "description": "a key of aipc.toml's [project] table"},
+            "key": {"type": "string", "enum": keys, "description": "a [project] key"},
             "value": {
-                "description": "the new value (null: remove the key, its default applies)",
+                "description": "new value (null: the default)",
                 "anyOf": [
                     {"type": "string"},
                     {"type": "number"},
