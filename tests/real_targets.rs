@@ -9,6 +9,10 @@
 //!   float64 preprocessing (digits-preprocess, run stage) and a sequence dim the app varies
 //!   (wave-transformer, inspect stage).
 //!
+//! - Split adaptation (targets split-*, docs/split-adaptation.md): `adapt-digits-cnn` adapts with
+//!   every gate passing; `adapt-digits-dwsep` fails the feature gate until the restoration the
+//!   sweep measured (cross-layer equalization) is recorded and the backbone rebuilt.
+//!
 //! Each case needs the target's venv (`aipc toolchain setup <target>`, done by CI); without it
 //! the case prints why and returns. The cases are slow (every check imports torch): each prints
 //! its wall time. Every case runs in its own temporary copy of the example.
@@ -23,6 +27,8 @@ use std::time::Instant;
 
 const ORT: &str = "onnxruntime-cpu";
 const ET: &str = "executorch-xnnpack";
+const SPLIT_ORT: &str = "split-onnxruntime-cpu";
+const SPLIT_ET: &str = "split-executorch-xnnpack";
 
 /// The venv's interpreter `aipc toolchain setup <target>` makes (same cache rules as aipc).
 fn venv_python(target: &str) -> PathBuf {
@@ -181,7 +187,8 @@ impl Session {
 /// installed (.ci/run sets both up).
 fn deploy(example: &str, target: &str) -> Session {
     let label = format!("{example} on {target}");
-    let python = venv_python(target);
+    // A split-* target runs in its runtime's venv (its toolchain.toml).
+    let python = venv_python(target.strip_prefix("split-").unwrap_or(target));
     assert!(
         python.exists(),
         "{label}: no toolchain venv at {} (run `aipc toolchain setup {target}`; .ci/run does)",
@@ -478,6 +485,77 @@ fn wave_transformer_fixed_sequence_is_repaired_on_onnxruntime_cpu() {
         "shape.fixed_dim",
         "export",
     );
+}
+
+// ---------------------------------------------------------------- split adaptation
+
+/// The gate values of the split flow's stages, for the log and the assertions.
+fn split_gates(session: &Session) -> (f64, f64, f64) {
+    let cosine = session.measured(
+        "features",
+        "int8 features match fp32",
+        "cosine_mean >= 0.99",
+    );
+    let channel = session.measured(
+        "features",
+        "int8 features match fp32",
+        "channel_err_max <= 0.25",
+    );
+    let within = session.measured("adapt", "adaptation within budget", "within_budget == 1");
+    eprintln!("{}: feature cosine_mean {cosine}, channel_err_max {channel}, adaptation within budget {within}", session.label);
+    (cosine, channel, within)
+}
+
+#[test]
+fn adapt_digits_cnn_adapts_on_split_onnxruntime_cpu() {
+    let session = deploy("adapt-digits-cnn", SPLIT_ORT);
+    session.assert_deployed();
+    assert!(session.evidence().is_empty(), "{:?}", session.evidence());
+    let (cosine, channel, _) = split_gates(&session);
+    assert!(cosine >= 0.99 && channel <= 0.25, "{}", session.tail());
+    for stage in ["env", "split", "features", "extract", "adapt", "cost"] {
+        assert_eq!(session.stage(stage)["model_turns"], 0, "{stage}");
+    }
+}
+
+#[test]
+fn adapt_digits_cnn_adapts_on_split_executorch_xnnpack() {
+    let session = deploy("adapt-digits-cnn", SPLIT_ET);
+    session.assert_deployed();
+    assert!(session.evidence().is_empty(), "{:?}", session.evidence());
+    split_gates(&session);
+}
+
+/// The feature gate fails on the imbalanced depthwise backbone; the evidence offers the sweep and
+/// each restoration; after the sweep's choice is recorded and the backbone rebuilt, it passes.
+fn restoration_repairs_the_feature_gate(target: &str) {
+    let session = deploy("adapt-digits-dwsep", target);
+    let evidence = session.evidence();
+    assert_eq!(
+        evidence.first().map(|e| (e.0.as_str(), e.2.as_str())),
+        Some(("features", "split.feature_drift")),
+        "{evidence:?}\n{}",
+        session.tail()
+    );
+    assert!(
+        session.of_type("tool_output").any(|e| e["line"].as_str().is_some_and(|l| l.starts_with(
+            "aipc-warning: restoration chosen: the least restoration that passes the feature gate is \"cle\""
+        ))),
+        "{}",
+        session.tail()
+    );
+    session.assert_deployed();
+    let (cosine, channel, within) = split_gates(&session);
+    assert!(
+        cosine >= 0.99 && channel <= 0.25 && within == 1.0,
+        "{}",
+        session.tail()
+    );
+}
+
+#[test]
+fn adapt_digits_dwsep_feature_drift_is_restored_on_split_onnxruntime_cpu() {
+    restoration_repairs_the_feature_gate(SPLIT_ORT);
 }
 
 /// The toolbox's own unit checks (toolbox/tests/test_toolbox.py, ~10 s) in the ORT venv: among
