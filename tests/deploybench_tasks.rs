@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TARGETS: [&str; 2] = ["onnxruntime-cpu", "executorch-xnnpack"];
+/// The flows' targets (docs/split-adaptation.md), named for the runtime they run on.
+const FLOW_TARGETS: [&str; 2] = ["split-onnxruntime-cpu", "split-executorch-xnnpack"];
 
 /// What issue 7 asks the suite to cover, as `covers` labels.
 const REQUIRED_COVERS: &[&str] = &[
@@ -49,7 +51,7 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
     assert!(tasks.len() >= 12, "{} tasks", tasks.len());
     for task in &tasks {
         assert!(
-            TARGETS.contains(&task.target.as_str()),
+            TARGETS.contains(&task.target.as_str()) || FLOW_TARGETS.contains(&task.target.as_str()),
             "{}: target {}",
             task.name,
             task.target
@@ -67,7 +69,8 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
         );
         assert!(!task.covers.is_empty(), "{}: no covers", task.name);
         // The name says the target, so the table reads without the target column.
-        let suffix = if task.target == "onnxruntime-cpu" {
+        let runtime = task.target.strip_prefix("split-").unwrap_or(&task.target);
+        let suffix = if runtime == "onnxruntime-cpu" {
             "-ort"
         } else {
             "-et"
@@ -144,14 +147,19 @@ fn overlays_apply_and_the_merged_contract_loads() {
         }
         let contract = Contract::load(&targets, Some(&task.target), copy)
             .unwrap_or_else(|e| panic!("{}: {e}", task.name));
-        for stage in [
-            "export",
-            "inspect",
-            "build",
-            "run",
-            "accuracy",
-            "performance",
-        ] {
+        let stages: &[&str] = if FLOW_TARGETS.contains(&task.target.as_str()) {
+            &["split", "backbone", "features", "extract", "adapt", "cost"]
+        } else {
+            &[
+                "export",
+                "inspect",
+                "build",
+                "run",
+                "accuracy",
+                "performance",
+            ]
+        };
+        for stage in stages {
             assert!(
                 contract.stage(stage).is_some(),
                 "{}: no stage {stage}",
@@ -178,7 +186,7 @@ fn every_project_table_passes_the_toolbox_checks() {
         for d in sys.argv[1:]:\n\
         \x20   p = Project(d)\n\
         \x20   assert p['model'] and p['example_inputs'] and p['eval_data'] and p['calibration_data'], d\n\
-        \x20   assert p['latency_budget_ms'], d\n\
+        \x20   assert p['latency_budget_ms'] or p['adapt_data'], d\n\
         print('ok', len(sys.argv) - 1)\n";
     let out = Command::new(python)
         .arg("-c")
@@ -240,6 +248,13 @@ fn verify_files_parse_and_name_real_stages() {
         "accuracy",
         "performance",
         "report",
+        // The split-adaptation flow's own stages.
+        "split",
+        "backbone",
+        "features",
+        "extract",
+        "adapt",
+        "cost",
     ];
     for task in all_tasks() {
         let path = tasks_dir().join(&task.name).join("verify.toml");
