@@ -341,6 +341,24 @@ def absent_op_is_a_note_not_an_error():
 
 
 @check
+def calls_in_a_form_the_entry_does_not_take_stay_and_are_named():
+    import contextlib
+    import io
+
+    # One expand the entry rewrites (a size-1 dim to 3) and one it does not (to 16): the export
+    # goes on with the second left as it was, and the warning counts it.
+    m = Fn(lambda s, x: x[:, :1].expand(4, 3).sum(1) + x[:, :1].expand(4, 16).sum(1))
+    x = _x(4, 5)
+    ep = torch.export.export(m, (x,))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        out, applied, _ = rewrites.apply(ep, ["aten.expand.default"])
+    assert applied == ["aten.expand.default"], applied
+    assert "aipc-warning: rewrite incomplete: aten.expand.default: 1 of 2 calls left" in buf.getvalue(), buf.getvalue()
+    assert _close(out.module()(x), m(x), 1e-6, 1e-6) is None
+
+
+@check
 def find_lists_the_library_ops_of_a_graph():
     m = Fn(lambda s, x: x.median(dim=1).values + torch.cummax(x, 0).values.sum(0) + x.sum(1))
     ep = torch.export.export(m, (_x(4, 4),))

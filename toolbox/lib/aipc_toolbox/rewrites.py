@@ -975,10 +975,24 @@ def apply(ep, names, base="none"):
         table.update(LIBRARY[k].table())
     out = ep.run_decompositions(table)
     left = [k for k in find(out) if k in applied and not LIBRARY[k].keeps_op]
-    if left:
-        raise ToolError(f"rewrite_ops: {', '.join(left)} still in the graph after the rewrite (an argument form the "
-                        "library entry does not handle); change the model code for this op")
+    for k in left:
+        # Some calls of the op are in a form the entry does not take (e.g. an expand that repeats a
+        # dim more than 5 times): the rewritten calls stay rewritten and these stay as they were,
+        # so the export still succeeds and the later checks (delegation, accuracy) judge the result.
+        before, after = _count(ep, k), _count(out, k)
+        from .emit import warn
+
+        warn("rewrite incomplete", f"{k}: {after} of {before} calls left as they were (an argument form the library "
+             "entry does not handle); the others were rewritten. Change the model code of the calls left, or accept them "
+             "where they run")
     return out, applied, absent
+
+
+def _count(ep, key):
+    """How many calls of the library entry `key` (or an alias) the graph holds."""
+    names = {key, *LIBRARY[key].aliases}
+    g = ep.graph if hasattr(ep, "graph") else ep
+    return sum(1 for n in g.nodes if n.op == "call_function" and hasattr(n.target, "_schema") and str(n.target) in names)
 
 
 def hint_line(names):
