@@ -19,6 +19,16 @@ use std::process::Command;
 const TARGETS: [&str; 2] = ["onnxruntime-cpu", "executorch-xnnpack"];
 /// The flows' targets (docs/split-adaptation.md), named for the runtime they run on.
 const FLOW_TARGETS: [&str; 2] = ["split-onnxruntime-cpu", "split-executorch-xnnpack"];
+/// The agent stages of the deployment targets' contracts, and of the split flow's.
+const DEPLOY_STAGES: [&str; 6] = [
+    "export",
+    "inspect",
+    "build",
+    "run",
+    "accuracy",
+    "performance",
+];
+const FLOW_STAGES: [&str; 6] = ["split", "backbone", "features", "extract", "adapt", "cost"];
 
 /// What issue 7 asks the suite to cover, as `covers` labels.
 const REQUIRED_COVERS: &[&str] = &[
@@ -147,17 +157,10 @@ fn overlays_apply_and_the_merged_contract_loads() {
         }
         let contract = Contract::load(&targets, Some(&task.target), copy)
             .unwrap_or_else(|e| panic!("{}: {e}", task.name));
-        let stages: &[&str] = if FLOW_TARGETS.contains(&task.target.as_str()) {
-            &["split", "backbone", "features", "extract", "adapt", "cost"]
+        let stages = if FLOW_TARGETS.contains(&task.target.as_str()) {
+            FLOW_STAGES
         } else {
-            &[
-                "export",
-                "inspect",
-                "build",
-                "run",
-                "accuracy",
-                "performance",
-            ]
+            DEPLOY_STAGES
         };
         for stage in stages {
             assert!(
@@ -239,23 +242,11 @@ fn every_task_has_a_readme_row_and_quick_names_real_tasks() {
 fn verify_files_parse_and_name_real_stages() {
     // verify.toml (read by verify_tasks.py only): the fault's stage is a contract stage and the
     // repair calls are STAGE:TOOL:JSON with a JSON object.
-    let stages = [
-        "env",
-        "export",
-        "inspect",
-        "build",
-        "run",
-        "accuracy",
-        "performance",
-        "report",
-        // The split-adaptation flow's own stages.
-        "split",
-        "backbone",
-        "features",
-        "extract",
-        "adapt",
-        "cost",
-    ];
+    let stages: Vec<&str> = ["env", "report"]
+        .into_iter()
+        .chain(DEPLOY_STAGES)
+        .chain(FLOW_STAGES)
+        .collect();
     for task in all_tasks() {
         let path = tasks_dir().join(&task.name).join("verify.toml");
         let text =

@@ -45,10 +45,7 @@ def full_finetune(split, tx, ty, classes, p):
 
 def body(a):
     p = Project()
-    side = splitlib.read_sidecar()
-    cached = splitlib.load_features(side)
-    split = splitlib.Split(p)
-    classes = int(cached["classes"])
+    side, cached, split, classes = splitlib.trained_state(p)
     try:
         saved = torch.load(splitlib.HEAD, map_location="cpu", weights_only=True)
     except FileNotFoundError:

@@ -12,7 +12,6 @@ The runtime is the target's (`$AIPC_RUNTIME`: onnxruntime-cpu or executorch-xnnp
 them. Artifacts: build/backbone.json records how the INT8 backbone was built.
 """
 import copy
-import hashlib
 import json
 import os
 import sys
@@ -70,11 +69,9 @@ def read_sidecar():
 
 
 def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    from aipc_toolbox.report import sha256 as file_sha256
+
+    return file_sha256(path)
 
 
 # ------------------------------------------------------------------ the split
@@ -420,6 +417,14 @@ def restorations(p, a):
 def restoration_name(parts):
     """The aipc.toml spelling of a technique list."""
     return "+".join(sorted(set(parts), key=RESTORATIONS.index)) or "none"
+
+
+def trained_state(p):
+    """What training and evaluating the head start from: (the backbone record, the cached runtime
+    features, the split, the number of adaptation classes)."""
+    side = read_sidecar()
+    cached = load_features(side)
+    return side, cached, Split(p), int(cached["classes"])
 
 
 def load_features(side):

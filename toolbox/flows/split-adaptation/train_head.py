@@ -17,10 +17,7 @@ import splitlib
 
 def body(a):
     p = Project()
-    side = splitlib.read_sidecar()
-    cached = splitlib.load_features(side)
-    split = splitlib.Split(p)
-    classes = int(cached["classes"])
+    side, cached, split, classes = splitlib.trained_state(p)
     head = split.new_head(classes, p["adapt_seed"])
     head, seconds, loss, train_acc = splitlib.train_head(head, cached["train"], cached["train_labels"], p)
     test_acc = splitlib.head_accuracy(head, cached["test"], cached["test_labels"])

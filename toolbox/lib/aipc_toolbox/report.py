@@ -10,7 +10,8 @@ import os
 from . import emit
 
 
-def _sha(path):
+def sha256(path):
+    """sha256 (hex) of a file, read in 1 MiB blocks."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -24,7 +25,7 @@ def collect(patterns, out="build/report.json"):
         raise emit.ToolError(f"no artifacts matching {', '.join(patterns)}: the build stages did not run here")
     arts = []
     for f in files:
-        entry = {"path": f, "bytes": os.path.getsize(f), "sha256": _sha(f)}
+        entry = {"path": f, "bytes": os.path.getsize(f), "sha256": sha256(f)}
         if f.endswith(".json"):
             try:
                 with open(f) as fh:

@@ -10,7 +10,6 @@ import os
 
 os.environ.setdefault("QNN_SDK_ROOT", "")  # the Qualcomm backend must never try to download an SDK
 
-import hashlib
 import json
 
 import numpy as np
@@ -31,11 +30,9 @@ def require_artifact(path, what="artifact", hint="call export first"):
 
 
 def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    from aipc_toolbox.report import sha256 as file_sha256
+
+    return file_sha256(path)
 
 
 def sidecar_path(artifact):
