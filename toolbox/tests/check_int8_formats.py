@@ -226,6 +226,9 @@ def an_inaccurate_artifact_is_replaced_by_an_accurate_format_even_when_not_faste
     m = signature("perf.int8_format").search(text)
     assert m and m["format"] == "slow-good", "the kept format is named for aipc.toml: " + text
     assert not signature("perf.int8_not_faster").search(text), text
+    # ... and the result names the call that records it, which the engine offers next.
+    assert out["next_calls"] and out["next_calls"][0].startswith(
+        'set_project_option {"key": "int8_format", "value": "slow-good"}'), out
     out, replaced, text = decide(previous="slow-good")
     assert out["replaced"] == 0 and not replaced, (out, text)
     assert signature("perf.int8_not_faster").search(text), text

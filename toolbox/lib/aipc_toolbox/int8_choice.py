@@ -10,6 +10,7 @@ signature table (toolbox/targets/common/int8-formats.toml) reads:
     aipc-warning: int8 not faster: ...
     aipc-warning: no int8 format within budget: ...
 """
+import json
 import time
 
 import numpy as np
@@ -314,6 +315,12 @@ def decide(rows, built, p50, fp32_key, a, ctx):
                   + (f" and is now {ctx['int8']}" if out["replaced"] else "")
                   + f"; aipc.toml [project] int8_format = \"{best}\" keeps it"
                   + ("; quantize = \"int8\" ships it" if ctx["quantize"] != "int8" else ""))
+        # The engine offers the calls a result names next (docs/toolbox.md, "next_calls"): without
+        # the record, a later quantize {} rebuilt the failing default format over the accurate one
+        # it had just measured (ZooBench, tinynet-e on ExecuTorch: dynamic-channel at cosine 0.999,
+        # then quantize {} back to static-channel at 0.29).
+        record = "set_project_option " + json.dumps({"key": "int8_format", "value": best})
+        out["next_calls"] = [record + "  (records the measured format, so quantize builds it again)"]
     else:
         emit.note(f"{timing}: aipc.toml int8_format already asks for the fastest format that passes")
     if budget and best_ms > budget:
