@@ -21,11 +21,11 @@ def body(a):
     split = splitlib.Split(p)
     inputs, _ = p.eval_data()
     inputs = tuple(t[:256] for t in inputs)
-    err, feats = splitlib.verify_split(split, inputs, TOLERANCE)
+    err, feats = splitlib.verify_split(split, inputs)
     ok = err <= TOLERANCE
     candidates = splitlib.head_candidates(split.model)[:6]
     count = lambda m: sum(q.numel() for q in m.parameters())  # noqa: E731
-    note(f"split at {split.head_path!r}: backbone {count(split.backbone) - 0:,} parameters -> features "
+    note(f"split at {split.head_path!r}: backbone {count(split.backbone):,} parameters -> features "
          f"{tuple(feats.shape[1:])}, head {type(split.head).__name__} {count(split.head):,} parameters")
     note(f"head(backbone(x)) vs model(x) on {inputs[0].shape[0]} eval inputs: max relative error {err:.3g} "
          f"(tolerance {TOLERANCE:g})")

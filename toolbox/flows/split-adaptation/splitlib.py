@@ -159,7 +159,7 @@ class Split:
         return head
 
 
-def verify_split(split, inputs, tolerance):
+def verify_split(split, inputs):
     """head(backbone(x)) against model(x): (relative max error, features). A head path whose
     removal breaks the model, or whose module cannot take the backbone's output, is refused with
     the candidates; a model whose own output is not finite too."""

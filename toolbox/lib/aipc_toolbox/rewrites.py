@@ -76,6 +76,7 @@ import math
 import re
 
 from .emit import ToolError
+from .emit import warn as emit_warn
 
 INF = float("inf")
 
@@ -980,9 +981,7 @@ def apply(ep, names, base="none"):
         # dim more than 5 times): the rewritten calls stay rewritten and these stay as they were,
         # so the export still succeeds and the later checks (delegation, accuracy) judge the result.
         before, after = _count(ep, k), _count(out, k)
-        from .emit import warn
-
-        warn("rewrite incomplete", f"{k}: {after} of {before} calls left as they were (an argument form the library "
+        emit_warn("rewrite incomplete", f"{k}: {after} of {before} calls left as they were (an argument form the library "
              "entry does not handle); the others were rewritten. Change the model code of the calls left, or accept them "
              "where they run")
     return out, applied, absent
