@@ -56,6 +56,8 @@ def check(modules):
 def _tensors(y):
     import torch
 
+    if hasattr(y, "to_tuple"):  # a transformers ModelOutput: its tensors (logits), not its keys
+        y = y.to_tuple()
     return [y] if isinstance(y, torch.Tensor) else [t for t in y if isinstance(t, torch.Tensor)]
 
 

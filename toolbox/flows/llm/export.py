@@ -1,0 +1,63 @@
+"""decoder-LLM flow, tool `llm_export`: export the model with a static KV cache of llm_cache_len
+(torch.export, strict, dynamic sequence length) and lower it to ExecuTorch with the XNNPACK
+delegate: build/llm_fp32.pte, or build/llm_<scheme>.pte with the Linear layers quantized first
+(torchao, as ExecuTorch's LLM export does: aipc.toml llm_quant / llm_group_size, or the arguments).
+A phase whose estimated peak memory exceeds what is available stops before it starts.
+
+Metrics: exported, scheme, group_size, artifact, artifact_mb, delegate_calls, portable_ops,
+portable_op_names, export_s, lower_s, phase_s, peak_rss_mb.
+"""
+import os
+import time
+
+from aipc_toolbox import emit
+from aipc_toolbox.emit import ToolError, note, rel
+from aipc_toolbox.project import Project
+
+import llmlib
+
+
+def build(p, scheme, group_size):
+    phase = llmlib.Phase()
+    ref = llmlib.load_reference()
+    cache_len = p["llm_cache_len"]
+    if ref["cache_len"] != cache_len:
+        raise ToolError(f"{llmlib.REFERENCE} was made for llm_cache_len = {ref['cache_len']}, aipc.toml now says {cache_len}; "
+                        "run llm_reference again")
+    model = llmlib.load_model(p)
+    longest = max(len(x) for x in ref["ids"])
+    llmlib.check_cache_len(p, model, max(longest, max(len(ref["ids"][i]) for i in ref["greedy"]) + ref["decode_tokens"]))
+    llmlib.guard_memory(f"export of {type(model).__name__} ({scheme})", llmlib.export_need_mb(model, cache_len),
+                        "Lower llm_cache_len, choose a smaller model, or free memory.")
+    llmlib.quantize_in_place(model, scheme, group_size)
+    t0 = time.monotonic()
+    ep = llmlib.export_program(model, cache_len)
+    export_s = time.monotonic() - t0
+    note(f"torch.export: {export_s:.1f} s (static cache {cache_len}, dynamic sequence 1..{cache_len - 1})")
+    out = llmlib.artifact_path(scheme)
+    t0 = time.monotonic()
+    counts = llmlib.lower_to_pte(ep, out)
+    lower_s = time.monotonic() - t0
+    size_mb = os.path.getsize(out) / 2**20
+    note(f"{rel(out)}: {size_mb:.1f} MiB, {counts['delegate_calls']} XNNPACK delegate calls, "
+         f"{counts['portable_ops']} ops left on portable kernels {counts['portable_op_names']}")
+    if counts["delegate_calls"] == 0:
+        emit.warn("nothing delegated", f"{rel(out)}: no part of the graph went to XNNPACK; it runs on portable kernels")
+    fields = {"exported": 1, "scheme": scheme, "group_size": group_size, "artifact": rel(out),
+              "artifact_mb": round(size_mb, 1), "export_s": round(export_s, 1), "lower_s": round(lower_s, 1),
+              "cache_len": cache_len, **counts}
+    fields.update(phase.fields())
+    llmlib.record(f"export_{scheme}", fields)
+    return fields
+
+
+def body(a):
+    p = Project()
+    scheme = a.get("scheme") or "none"
+    group_size = a.get("group_size")
+    group_size = p["llm_group_size"] if group_size is None else int(group_size)
+    return build(p, scheme, group_size)
+
+
+if __name__ == "__main__":
+    emit.main("llm_export", __file__, "export", body)
