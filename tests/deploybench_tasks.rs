@@ -17,8 +17,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TARGETS: [&str; 2] = ["onnxruntime-cpu", "executorch-xnnpack"];
-/// The flows' targets (docs/split-adaptation.md), named for the runtime they run on.
-const FLOW_TARGETS: [&str; 2] = ["split-onnxruntime-cpu", "split-executorch-xnnpack"];
+/// The flows' targets (docs/split-adaptation.md, docs/llm.md), named for the runtime they run on.
+const FLOW_TARGETS: [&str; 3] = [
+    "split-onnxruntime-cpu",
+    "split-executorch-xnnpack",
+    "llm-executorch-xnnpack",
+];
 /// The agent stages of the deployment targets' contracts, and of the split flow's.
 const DEPLOY_STAGES: [&str; 6] = [
     "export",
@@ -29,6 +33,14 @@ const DEPLOY_STAGES: [&str; 6] = [
     "performance",
 ];
 const FLOW_STAGES: [&str; 6] = ["split", "backbone", "features", "extract", "adapt", "cost"];
+const LLM_STAGES: [&str; 6] = [
+    "reference",
+    "export",
+    "prefill",
+    "decode",
+    "quantize",
+    "speed",
+];
 
 /// What issue 7 asks the suite to cover, as `covers` labels.
 const REQUIRED_COVERS: &[&str] = &[
@@ -79,7 +91,11 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
         );
         assert!(!task.covers.is_empty(), "{}: no covers", task.name);
         // The name says the target, so the table reads without the target column.
-        let runtime = task.target.strip_prefix("split-").unwrap_or(&task.target);
+        let runtime = task
+            .target
+            .strip_prefix("split-")
+            .or_else(|| task.target.strip_prefix("llm-"))
+            .unwrap_or(&task.target);
         let suffix = if runtime == "onnxruntime-cpu" {
             "-ort"
         } else {
@@ -157,7 +173,9 @@ fn overlays_apply_and_the_merged_contract_loads() {
         }
         let contract = Contract::load(&targets, Some(&task.target), copy)
             .unwrap_or_else(|e| panic!("{}: {e}", task.name));
-        let stages = if FLOW_TARGETS.contains(&task.target.as_str()) {
+        let stages = if task.target.starts_with("llm-") {
+            LLM_STAGES
+        } else if FLOW_TARGETS.contains(&task.target.as_str()) {
             FLOW_STAGES
         } else {
             DEPLOY_STAGES
@@ -188,7 +206,9 @@ fn every_project_table_passes_the_toolbox_checks() {
         from aipc_toolbox.project import Project\n\
         for d in sys.argv[1:]:\n\
         \x20   p = Project(d)\n\
-        \x20   assert p['model'] and p['example_inputs'] and p['eval_data'] and p['calibration_data'], d\n\
+        \x20   assert p['model'] and p['example_inputs'], d\n\
+        \x20   if p.get('tokenizer'): continue\n\
+        \x20   assert p['eval_data'] and p['calibration_data'], d\n\
         \x20   assert p['latency_budget_ms'] or p['adapt_data'], d\n\
         print('ok', len(sys.argv) - 1)\n";
     let out = Command::new(python)
@@ -246,6 +266,7 @@ fn verify_files_parse_and_name_real_stages() {
         .into_iter()
         .chain(DEPLOY_STAGES)
         .chain(FLOW_STAGES)
+        .chain(LLM_STAGES)
         .collect();
     for task in all_tasks() {
         let path = tasks_dir().join(&task.name).join("verify.toml");

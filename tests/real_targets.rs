@@ -29,6 +29,7 @@ const ORT: &str = "onnxruntime-cpu";
 const ET: &str = "executorch-xnnpack";
 const SPLIT_ORT: &str = "split-onnxruntime-cpu";
 const SPLIT_ET: &str = "split-executorch-xnnpack";
+const LLM_ET: &str = "llm-executorch-xnnpack";
 
 /// The venv's interpreter `aipc toolchain setup <target>` makes (same cache rules as aipc).
 fn venv_python(target: &str) -> PathBuf {
@@ -188,7 +189,12 @@ impl Session {
 fn deploy(example: &str, target: &str) -> Session {
     let label = format!("{example} on {target}");
     // A split-* target runs in its runtime's venv (its toolchain.toml).
-    let python = venv_python(target.strip_prefix("split-").unwrap_or(target));
+    let python = venv_python(
+        target
+            .strip_prefix("split-")
+            .or_else(|| target.strip_prefix("llm-"))
+            .unwrap_or(target),
+    );
     assert!(
         python.exists(),
         "{label}: no toolchain venv at {} (run `aipc toolchain setup {target}`; .ci/run does)",
@@ -578,4 +584,28 @@ fn toolbox_unit_checks_pass() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// ---------------------------------------------------------------- decoder LLM
+
+/// A Qwen-class decoder (random weights, tied embeddings) through every phase of the LLM flow on
+/// ExecuTorch: the reference, prefill and decode parity pass on the FP32 program, the 8da4w
+/// program stays within its perplexity budget, and the speed phase measures both programs.
+#[test]
+fn llm_qwen_tiny_deploys_phase_by_phase_on_llm_executorch_xnnpack() {
+    let session = deploy("llm-qwen-tiny", LLM_ET);
+    session.assert_deployed();
+    assert!(session.evidence().is_empty(), "{:?}", session.evidence());
+    let cosine = session.measured("prefill", "prefill parity", "prefill_cosine_min >= 0.99");
+    let decode = session.measured("decode", "decode parity", "decode_match == 1");
+    let budget = session.measured("quantize", "quantized quality", "within_budget == 1");
+    eprintln!("llm-qwen-tiny: prefill cosine min {cosine}, decode match {decode}, quantized within budget {budget}");
+    assert!(
+        cosine >= 0.99 && decode == 1.0 && budget == 1.0,
+        "{}",
+        session.tail()
+    );
+    for stage in ["env", "reference", "prefill", "decode", "speed"] {
+        assert_eq!(session.stage(stage)["model_turns"], 0, "{stage}");
+    }
 }

@@ -33,4 +33,4 @@ def load_model():
 
 def example_inputs():
     tok = Utf8Tokenizer()
-    return (torch.tensor([tok.encode("quiet river"), tok.encode("small bridge")]),)
+    return (torch.tensor([tok.encode("quiet river"), tok.encode("small brook")]),)

@@ -5,7 +5,8 @@ delegate: build/llm_fp32.pte, or build/llm_<scheme>.pte with the Linear layers q
 A phase whose estimated peak memory exceeds what is available stops before it starts.
 
 Metrics: exported, scheme, group_size, artifact, artifact_mb, delegate_calls, portable_ops,
-portable_op_names, export_s, lower_s, phase_s, peak_rss_mb.
+portable_op_names, lowering_cosine (quantized: the program against the quantized eager model on
+the first prompt), export_s, lower_s, phase_s, peak_rss_mb.
 """
 import os
 import time
@@ -15,6 +16,10 @@ from aipc_toolbox.emit import ToolError, note, rel
 from aipc_toolbox.project import Project
 
 import llmlib
+
+# A quantized program must compute what the quantized eager model computes (same weights, same
+# arithmetic up to kernel rounding).
+LOWERING_COSINE_MIN = 0.99
 
 
 def build(p, scheme, group_size):
@@ -30,6 +35,13 @@ def build(p, scheme, group_size):
     llmlib.guard_memory(f"export of {type(model).__name__} ({scheme})", llmlib.export_need_mb(model, cache_len),
                         "Lower llm_cache_len, choose a smaller model, or free memory.")
     llmlib.quantize_in_place(model, scheme, group_size)
+    probe = ref["ids"][0]
+    if scheme != "none":
+        # The quantized model's own logits, to check that the lowered program computes the same.
+        import torch
+
+        with torch.no_grad():
+            eager_probe = model(input_ids=torch.tensor([probe])).logits[0, -1].float()
     t0 = time.monotonic()
     ep = llmlib.export_program(model, cache_len)
     export_s = time.monotonic() - t0
@@ -41,11 +53,19 @@ def build(p, scheme, group_size):
     size_mb = os.path.getsize(out) / 2**20
     note(f"{rel(out)}: {size_mb:.1f} MiB, {counts['delegate_calls']} XNNPACK delegate calls, "
          f"{counts['portable_ops']} ops left on portable kernels {counts['portable_op_names']}")
+    lowering_cosine = None
+    if scheme != "none":
+        lowering_cosine = llmlib.cosine(llmlib.Program(out, cache_len).prefill(probe)[-1], eager_probe)
+        note(f"lowering parity: the program against the quantized eager model on prompt 0: cosine {lowering_cosine:.5f}")
+        if not lowering_cosine >= LOWERING_COSINE_MIN:
+            emit.warn("quant lowering mismatch", f"scheme \"{scheme}\" group {group_size}: the lowered program's logits differ "
+                      f"from the quantized eager model's (cosine {lowering_cosine:.4f} < {LOWERING_COSINE_MIN}): the runtime "
+                      "computes this scheme differently from torchao; build another scheme")
     if counts["delegate_calls"] == 0:
         emit.warn("nothing delegated", f"{rel(out)}: no part of the graph went to XNNPACK; it runs on portable kernels")
     fields = {"exported": 1, "scheme": scheme, "group_size": group_size, "artifact": rel(out),
               "artifact_mb": round(size_mb, 1), "export_s": round(export_s, 1), "lower_s": round(lower_s, 1),
-              "cache_len": cache_len, **counts}
+              "cache_len": cache_len, "lowering_cosine": lowering_cosine, **counts}
     fields.update(phase.fields())
     llmlib.record(f"export_{scheme}", fields)
     return fields

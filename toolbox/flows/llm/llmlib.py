@@ -237,9 +237,15 @@ def nll_sum(logits, ids):
     return float(-logp.gather(1, target[:, None]).sum()), len(ids) - 1
 
 
-def eager_perplexity(model, windows):
+def ppl_of(total, count):
+    """exp(mean NLL); inf when the mean is not finite or beyond float range (a broken program)."""
     import math
 
+    mean = total / count
+    return math.exp(mean) if math.isfinite(mean) and mean < 700 else float("inf")
+
+
+def eager_perplexity(model, windows):
     import torch
 
     total, count = 0.0, 0
@@ -247,7 +253,7 @@ def eager_perplexity(model, windows):
         for w in windows:
             s, n = nll_sum(model(input_ids=torch.tensor([w])).logits[0], w)
             total, count = total + s, count + n
-    return math.exp(total / count)
+    return ppl_of(total, count)
 
 
 def load_reference():
@@ -272,7 +278,9 @@ def exportable(model, cache_len):
 
 
 def quantize_in_place(model, scheme, group_size):
-    """torchao source-transform quantization of the Linear layers, as ExecuTorch's LLM export does."""
+    """torchao source-transform quantization of the Linear layers, as ExecuTorch's LLM export does.
+    The token embedding stays in float: its quantized form lowers to torchao::dequantize_affine,
+    which has no ExecuTorch out variant in 1.5.1 ("Missing out variants")."""
     if scheme == "none":
         return
     from executorch.extension.llm.export.quantize import quantize_model_
@@ -374,13 +382,11 @@ class Program:
         return first, gen
 
     def perplexity(self, windows):
-        import math
-
         total, count = 0.0, 0
         for w in windows:
             s, n = nll_sum(self.prefill(w), w)
             total, count = total + s, count + n
-        return math.exp(total / count)
+        return ppl_of(total, count)
 
 
 def cosine(a, b):

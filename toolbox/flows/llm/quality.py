@@ -45,15 +45,16 @@ def body(a):
     pre = prefill.measure(p, scheme)
     dec = decode.measure(p, scheme)
     matches = int(built["scheme"] == p["llm_quant"] and int(built["group_size"]) == p["llm_group_size"])
-    if not matches and increase > budget:
-        emit.warn("quant program stale", f"{llmlib.artifact_path(scheme)} was built with group {built['group_size']}, "
-                  f"aipc.toml asks for llm_group_size = {p['llm_group_size']}: llm_quantize {{}} builds what aipc.toml says")
+    if not matches and abs(increase) > budget:
+        emit.warn("quant program stale", f"{llmlib.artifact_path(scheme)} was built as \"{built['scheme']}\" group "
+                  f"{built['group_size']}, aipc.toml asks for llm_quant = \"{p['llm_quant']}\", llm_group_size = "
+                  f"{p['llm_group_size']}: llm_quantize {{}} builds what aipc.toml says")
     elif not matches:
         emit.warn("quant scheme unrecorded", f"scheme \"{built['scheme']}\" group {built['group_size']} is the program "
                   f"measured, but aipc.toml says llm_quant = \"{p['llm_quant']}\", llm_group_size = {p['llm_group_size']}: "
                   f"record it with set_project_option llm_quant \"{built['scheme']}\" and llm_group_size {built['group_size']}")
     fields = {"scheme": scheme, "group_size": built["group_size"], "ppl_fp32": round(base, 4), "ppl_quant": round(ppl, 4),
-              "ppl_increase_pct": round(increase, 3), "budget_pct": budget, "within_budget": int(increase <= budget),
+              "ppl_increase_pct": round(increase, 3), "budget_pct": budget, "within_budget": int(abs(increase) <= budget),
               "agreement": dec["agreement"], "prefill_cosine_min": pre["prefill_cosine_min"],
               "prefill_top1_match": pre["prefill_top1_match"], "scheme_matches": matches,
               "artifact_mb": built.get("artifact_mb")}

@@ -31,14 +31,14 @@ def body(a):
     recorded = int(scheme == p["llm_quant"] and group_size == p["llm_group_size"])
     note(f"perplexity on the bundled text: {scheme} group {group_size}: {ppl:.3f} against FP32 {ref['ppl_fp32']:.3f} "
          f"({increase:+.2f} %, budget {budget:g} %)")
-    if increase > budget:
-        emit.warn("quant over budget", f"scheme \"{scheme}\" group {group_size}: perplexity {increase:+.2f} % over FP32, "
-                  f"budget {budget:g} % (aipc.toml llm_ppl_budget_pct)")
+    if abs(increase) > budget:
+        emit.warn("quant over budget", f"scheme \"{scheme}\" group {group_size}: perplexity {increase:+.2f} % against FP32, outside "
+                  f"+-{budget:g} % (aipc.toml llm_ppl_budget_pct)")
     elif not recorded:
         emit.warn("quant scheme unrecorded", f"scheme \"{scheme}\" group {group_size} meets the budget ({increase:+.2f} %) "
                   f"but aipc.toml says llm_quant = \"{p['llm_quant']}\", llm_group_size = {p['llm_group_size']}: record "
                   f"it with set_project_option llm_quant \"{scheme}\" and llm_group_size {group_size}")
-    fields.update({"ppl_quant": round(ppl, 4), "ppl_increase_pct": round(increase, 3), "within_budget": int(increase <= budget),
+    fields.update({"ppl_quant": round(ppl, 4), "ppl_increase_pct": round(increase, 3), "within_budget": int(abs(increase) <= budget),
                    "recorded": recorded})
     return fields
 

@@ -5,7 +5,8 @@ record, as llm_quantize leaves them; aipc.toml is not changed (the choice is rec
 set_project_option).
 
 Metrics: measured (rows: scheme, group_size, artifact_mb, ppl_quant, ppl_increase_pct, agreement,
-passes), passing, best, best_group_size, budget_pct.
+lowering_cosine, passes: within the budget and the program computes what the quantized model does),
+passing, best, best_group_size, budget_pct.
 """
 import json
 
@@ -35,12 +36,13 @@ def body(a):
         dec = decode.measure(p, scheme)
         increase = 100.0 * (ppl / ref["ppl_fp32"] - 1.0)
         rows.append({"scheme": scheme, "group_size": group, "artifact_mb": built["artifact_mb"], "ppl_quant": round(ppl, 4),
-                     "ppl_increase_pct": round(increase, 3), "agreement": dec["agreement"], "passes": int(increase <= budget)})
+                     "ppl_increase_pct": round(increase, 3), "agreement": dec["agreement"], "lowering_cosine": built["lowering_cosine"],
+                     "passes": int(abs(increase) <= budget and built["lowering_cosine"] >= export.LOWERING_COSINE_MIN)})
     note(f"FP32 perplexity {ref['ppl_fp32']:.3f}; budget +{budget:g} %")
-    note(f"{'scheme':<8} {'group':>5} {'MiB':>8} {'ppl':>10} {'increase %':>11} {'agreement':>10}  passes")
+    note(f"{'scheme':<8} {'group':>5} {'MiB':>8} {'ppl':>10} {'increase %':>11} {'agreement':>10} {'lowering':>9}  passes")
     for r in rows:
-        note(f"{r['scheme']:<8} {r['group_size']:>5} {r['artifact_mb']:>8.1f} {r['ppl_quant']:>10.3f} "
-             f"{r['ppl_increase_pct']:>+11.2f} {r['agreement']:>10.2f}  {'yes' if r['passes'] else 'no'}")
+        note(f"{r['scheme']:<8} {r['group_size']:>5} {r['artifact_mb']:>8.1f} {r['ppl_quant']:>10.4g} "
+             f"{r['ppl_increase_pct']:>+11.4g} {r['agreement']:>10.2f} {r['lowering_cosine']:>9.4f}  {'yes' if r['passes'] else 'no'}")
     passing = [r for r in rows if r["passes"]]
     best = min(passing, key=lambda r: (r["artifact_mb"], r["ppl_increase_pct"])) if passing else None
     if best:

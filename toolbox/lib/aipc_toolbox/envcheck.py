@@ -44,7 +44,7 @@ def check(modules):
 
     with torch.no_grad():
         y = model(*inputs)
-    ys = [y] if isinstance(y, torch.Tensor) else list(y)
+    ys = _tensors(y)
     out["eager_ok"] = 1
     out["eager_deterministic"] = deterministic(p, model, inputs, ys)
     out["example_inputs"] = [list(t.shape) for t in inputs]
