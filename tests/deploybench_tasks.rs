@@ -11,7 +11,7 @@ mod common;
 
 use aipc::bench::deploy::{load_tasks, materialize, Task};
 use aipc::contract::Contract;
-use common::data_dir;
+use common::{data_dir, LLM_STAGES};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,14 +33,6 @@ const DEPLOY_STAGES: [&str; 6] = [
     "performance",
 ];
 const FLOW_STAGES: [&str; 6] = ["split", "backbone", "features", "extract", "adapt", "cost"];
-const LLM_STAGES: [&str; 6] = [
-    "reference",
-    "export",
-    "prefill",
-    "decode",
-    "quantize",
-    "speed",
-];
 
 /// What issue 7 asks the suite to cover, as `covers` labels.
 const REQUIRED_COVERS: &[&str] = &[

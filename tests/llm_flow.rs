@@ -7,9 +7,10 @@
 mod common;
 
 use aipc::contract::Contract;
-use aipc::evidence::{Classifier, Failure};
 use aipc::toolchain::Toolchain;
 use common::data_dir;
+use common::flow_signatures::{check_cases, Case};
+use common::LLM_STAGES;
 
 const TARGET: &str = "llm-executorch-xnnpack";
 const EXAMPLES: [&str; 3] = ["llm-gemma3-270m", "llm-llama-tiny", "llm-qwen-tiny"];
@@ -27,19 +28,11 @@ fn the_llm_target_runs_in_executorch_and_gates_every_phase() {
         )
         .unwrap_or_else(|e| panic!("{example}: {e}"));
         let names: Vec<&str> = contract.stages.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "env",
-                "reference",
-                "export",
-                "prefill",
-                "decode",
-                "quantize",
-                "speed",
-                "report"
-            ]
-        );
+        let want: Vec<&str> = std::iter::once("env")
+            .chain(LLM_STAGES)
+            .chain(std::iter::once("report"))
+            .collect();
+        assert_eq!(names, want);
         let gates = |stage: &str| -> Vec<String> {
             contract.stage(stage).unwrap().checks[0]
                 .gates
@@ -51,31 +44,6 @@ fn the_llm_target_runs_in_executorch_and_gates_every_phase() {
         assert!(gates("prefill").contains(&"prefill_top1_match == 1".to_string()));
         assert_eq!(gates("decode"), ["decode_match == 1"]);
         assert!(gates("quantize").contains(&"within_budget == 1".to_string()));
-    }
-}
-
-/// (fixture under tests/data/llm, or "" for a gate failure alone; failed check; gate failures
-/// `<gate>=<measured>`; signature; fixes that must be among the candidates, by prefix).
-type Case = (
-    &'static str,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    &'static [&'static str],
-);
-
-fn failure(fixture: &str, check: &str, gates: &[&str]) -> Failure {
-    let log = match fixture {
-        "" => String::new(),
-        f => std::fs::read_to_string(data_dir().join("tests/data/llm").join(f))
-            .unwrap_or_else(|e| panic!("{f}: {e}")),
-    };
-    Failure {
-        failed_check: format!("{check}: failed"),
-        check: check.to_string(),
-        exit_code: Some(if gates.is_empty() { 1 } else { 0 }),
-        log,
-        gate_failures: gates.iter().map(|g| g.to_string()).collect(),
     }
 }
 
@@ -218,6 +186,13 @@ fn the_flows_failures_get_their_signatures_and_every_candidate() {
             ],
         ),
         (
+            "quant-exhausted.txt",
+            "quantized quality",
+            &[],
+            "llm.quant_exhausted",
+            &["ask_human: "],
+        ),
+        (
             "past-cache.txt",
             "quantized quality",
             &[],
@@ -232,32 +207,5 @@ fn the_flows_failures_get_their_signatures_and_every_candidate() {
             &[],
         ),
     ];
-    let table = Classifier::load(
-        &data_dir()
-            .join("toolbox/targets")
-            .join(TARGET)
-            .join("signatures.toml"),
-    )
-    .unwrap();
-    let mut seen = std::collections::BTreeSet::new();
-    for (fixture, check, gates, id, fixes) in cases {
-        let ev = table.classify(&failure(fixture, check, gates), true);
-        assert_eq!(
-            ev.signature, *id,
-            "{fixture} / {check}: {:?}",
-            ev.candidate_fixes
-        );
-        for fix in *fixes {
-            assert!(
-                ev.candidate_fixes.iter().any(|f| f.starts_with(fix)),
-                "{fixture}: no fix starting {fix:?} in {:?}",
-                ev.candidate_fixes
-            );
-        }
-        seen.insert(*id);
-    }
-    let flow = Classifier::load(&data_dir().join("toolbox/flows/llm/signatures.toml")).unwrap();
-    for sig in flow.signatures() {
-        assert!(seen.contains(sig.id()), "no case for {}", sig.id());
-    }
+    check_cases(&[TARGET], "llm", "llm", cases);
 }

@@ -8,9 +8,9 @@
 mod common;
 
 use aipc::contract::Contract;
-use aipc::evidence::{Classifier, Failure};
 use aipc::toolchain::Toolchain;
 use common::data_dir;
+use common::flow_signatures::{check_cases, Case};
 
 const TARGETS: [(&str, &str); 2] = [
     ("split-onnxruntime-cpu", "onnxruntime-cpu"),
@@ -87,31 +87,6 @@ fn the_split_targets_run_in_their_runtimes_venv_and_load_over_the_examples() {
                     && sweep.contains("CHANNEL_ERR_MAX = 0.25")
             );
         }
-    }
-}
-
-/// (fixture under tests/data/split, or "" for a gate failure alone; failed check; gate
-/// failures `<gate>=<measured>`; signature; fixes that must be among the candidates, by prefix).
-type Case = (
-    &'static str,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    &'static [&'static str],
-);
-
-fn failure(fixture: &str, check: &str, gates: &[&str]) -> Failure {
-    let log = match fixture {
-        "" => String::new(),
-        f => std::fs::read_to_string(data_dir().join("tests/data/split").join(f))
-            .unwrap_or_else(|e| panic!("{f}: {e}")),
-    };
-    Failure {
-        failed_check: format!("{check}: failed"),
-        check: check.to_string(),
-        exit_code: Some(if gates.is_empty() { 1 } else { 0 }),
-        log,
-        gate_failures: gates.iter().map(|g| g.to_string()).collect(),
     }
 }
 
@@ -210,37 +185,6 @@ fn the_flows_failures_get_their_signatures_and_every_candidate() {
             &["adaptation_cost {}"],
         ),
     ];
-    let mut seen = std::collections::BTreeSet::new();
-    for (target, _) in TARGETS {
-        let table = Classifier::load(
-            &data_dir()
-                .join("toolbox/targets")
-                .join(target)
-                .join("signatures.toml"),
-        )
-        .unwrap();
-        for (fixture, check, gates, id, fixes) in cases {
-            let ev = table.classify(&failure(fixture, check, gates), true);
-            assert_eq!(
-                ev.signature, *id,
-                "{fixture} / {check} on {target}: {:?}",
-                ev.candidate_fixes
-            );
-            for fix in *fixes {
-                assert!(
-                    ev.candidate_fixes.iter().any(|f| f.starts_with(fix)),
-                    "{fixture} on {target}: no fix starting {fix:?} in {:?}",
-                    ev.candidate_fixes
-                );
-            }
-            seen.insert(*id);
-        }
-        // Every signature of the flow's table is hit by some case.
-        let flow =
-            Classifier::load(&data_dir().join("toolbox/flows/split-adaptation/signatures.toml"))
-                .unwrap();
-        for sig in flow.signatures() {
-            assert!(seen.contains(sig.id()), "no case for {}", sig.id());
-        }
-    }
+    let targets: Vec<&str> = TARGETS.iter().map(|(t, _)| *t).collect();
+    check_cases(&targets, "split-adaptation", "split", cases);
 }

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod flow_signatures;
 pub mod tmux;
 
 use aipc::contract::Contract;
@@ -402,3 +403,13 @@ pub fn processes_with(marker: &str) -> Vec<String> {
     }
     found
 }
+
+/// The agent stages of the decoder-LLM flow's contract (docs/llm.md), between env and report.
+pub const LLM_STAGES: [&str; 6] = [
+    "reference",
+    "export",
+    "prefill",
+    "decode",
+    "quantize",
+    "speed",
+];

@@ -37,7 +37,7 @@ sed -i 's/torch.manual_seed(5)/torch.manual_seed(0)/' model.py
 run quant-unrecorded.txt quantize.py --args-json '{"scheme": "8da8w", "group_size": 0}'
 run quant-lowering.txt quantize.py --args-json '{"scheme": "8w", "group_size": 0}'
 "$py" "$flow/quantize.py" > /dev/null 2>&1
-set_key llm_ppl_budget_pct 0; run quant-sweep.txt sweep.py
+set_key llm_ppl_budget_pct 1; run quant-sweep.txt sweep.py
 set_key llm_group_size 16; run group-size.txt quantize.py
 set_key llm_group_size 32
 # A quantized program built for a shorter cache than the reference's windows.
@@ -46,6 +46,28 @@ set_key llm_ppl_budget_pct 10; set_key llm_cache_len 300
 set_key llm_cache_len 400; "$py" "$flow/reference.py" > /dev/null 2>&1
 run past-cache.txt quality.py
 set_key llm_cache_len 320
+# Massive activations: one hidden channel entering every MLP scaled up 1000x and its weights
+# scaled down to match (the float function is unchanged), as trained LLMs grow them; per-token
+# int8 activations then crush every other channel, and no scheme of the sweep keeps the budget.
+cat >> model.py <<'PY'
+
+
+def load_model_with_outlier():
+    model = load_model()
+    with torch.no_grad():
+        for layer in model.model.layers:
+            layer.post_attention_layernorm.weight[7] *= 1000.0
+            layer.mlp.gate_proj.weight[:, 7] /= 1000.0
+            layer.mlp.up_proj.weight[:, 7] /= 1000.0
+    return model
+PY
+sed -i 's/^model = .*/model = "model:load_model_with_outlier"/' aipc.toml
+set_key llm_ppl_budget_pct 2
+"$py" "$flow/reference.py" > /dev/null 2>&1
+run quant-exhausted.txt sweep.py
+sed -i 's/^model = .*/model = "model:load_model"/' aipc.toml
+set_key llm_ppl_budget_pct 10
+"$py" "$flow/reference.py" > /dev/null 2>&1
 # A tokenizer key that is not set, a model that is not a causal LM.
 sed -i '/^tokenizer = /d' aipc.toml; run tokenizer-missing.txt reference.py
 sed -i '/^\[project\]/a tokenizer = "model:load_tokenizer"' aipc.toml

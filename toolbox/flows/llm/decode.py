@@ -9,7 +9,6 @@ eager token, program token), phase_s, peak_rss_mb.
 """
 from aipc_toolbox import emit
 from aipc_toolbox.emit import note
-from aipc_toolbox.project import Project
 
 import llmlib
 
@@ -44,12 +43,7 @@ def measure(p, scheme, tok=None):
     return fields
 
 
-def body(a):
-    p = Project()
-    scheme = a.get("scheme") or "none"
-    fields = measure(p, scheme)
-    llmlib.record(f"decode_{scheme}", fields)
-    return fields
+body = llmlib.scheme_body("decode", measure)
 
 
 if __name__ == "__main__":

@@ -402,6 +402,21 @@ def first_divergence(ref, got):
     return None if len(ref) == len(got) else min(len(ref), len(got))
 
 
+def scheme_body(record_prefix, measure):
+    """The body of a tool that measures one program: argument `scheme` (default "none", the FP32
+    program) → measure(project, scheme), kept in build/llm_<record_prefix>_<scheme>.json."""
+
+    def body(a):
+        from aipc_toolbox.project import Project
+
+        scheme = a.get("scheme") or "none"
+        fields = measure(Project(), scheme)
+        record(f"{record_prefix}_{scheme}", fields)
+        return fields
+
+    return body
+
+
 def record(name, fields):
     """Keep a phase's result in build/llm_<name>.json (the report reads them)."""
     os.makedirs(BUILD, exist_ok=True)

@@ -7,7 +7,6 @@ prompts, worst_prompt, mismatched (indices), phase_s, peak_rss_mb.
 """
 from aipc_toolbox import emit
 from aipc_toolbox.emit import note
-from aipc_toolbox.project import Project
 
 import llmlib
 
@@ -33,12 +32,7 @@ def measure(p, scheme):
     return fields
 
 
-def body(a):
-    p = Project()
-    scheme = a.get("scheme") or "none"
-    fields = measure(p, scheme)
-    llmlib.record(f"prefill_{scheme}", fields)
-    return fields
+body = llmlib.scheme_body("prefill", measure)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def body(a):
         rows.append({"scheme": scheme, "group_size": group, "artifact_mb": built["artifact_mb"], "ppl_quant": round(ppl, 4),
                      "ppl_increase_pct": round(increase, 3), "agreement": dec["agreement"], "lowering_cosine": built["lowering_cosine"],
                      "passes": int(abs(increase) <= budget and built["lowering_cosine"] >= export.LOWERING_COSINE_MIN)})
-    note(f"FP32 perplexity {ref['ppl_fp32']:.3f}; budget +{budget:g} %")
+    note(f"FP32 perplexity {ref['ppl_fp32']:.3f}; budget ±{budget:g} %")
     note(f"{'scheme':<8} {'group':>5} {'MiB':>8} {'ppl':>10} {'increase %':>11} {'agreement':>10} {'lowering':>9}  passes")
     for r in rows:
         note(f"{r['scheme']:<8} {r['group_size']:>5} {r['artifact_mb']:>8.1f} {r['ppl_quant']:>10.4g} "
@@ -51,7 +51,7 @@ def body(a):
                   f"{best['ppl_increase_pct']:+.2f} %): record it with set_project_option llm_quant and llm_group_size, "
                   "then llm_quantize {}")
     else:
-        emit.warn("quant exhausted", f"no quantization scheme of this toolbox keeps the perplexity within +{budget:g} % "
+        emit.warn("quant exhausted", f"no quantization scheme of this toolbox keeps the perplexity within ±{budget:g} % "
                   "of FP32; a human decides (a larger budget, keeping the model in FP32 with llm_quant = \"none\", or "
                   "quantization-aware training)")
     return {"measured": rows, "passing": [r["scheme"] for r in passing], "best": best["scheme"] if best else None,
