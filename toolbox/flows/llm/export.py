@@ -4,7 +4,7 @@ delegate: build/llm_fp32.pte, or build/llm_<scheme>.pte with the Linear layers q
 (torchao, as ExecuTorch's LLM export does: aipc.toml llm_quant / llm_group_size, or the arguments).
 A phase whose estimated peak memory exceeds what is available stops before it starts.
 
-Metrics: exported, scheme, group_size, artifact, artifact_mb, delegate_calls, portable_ops,
+Metrics: exported, scheme, group_size, artifact, artifact_mb, weights_mb (FP32, unique), tied_embeddings, delegate_calls, portable_ops,
 portable_op_names, lowering_cosine (quantized: the program against the quantized eager model on
 the first prompt), export_s, lower_s, phase_s, peak_rss_mb.
 """
@@ -34,6 +34,8 @@ def build(p, scheme, group_size):
     llmlib.check_cache_len(p, model, max(longest, max(len(ref["ids"][i]) for i in ref["greedy"]) + ref["decode_tokens"]))
     llmlib.guard_memory(f"export of {type(model).__name__} ({scheme})", llmlib.export_need_mb(model, cache_len),
                         "Lower llm_cache_len, choose a smaller model, or free memory.")
+    weights_mb = llmlib.param_mb(model)  # unique parameters: a tied embedding counts once
+    tied = llmlib.tied_embeddings(model)
     llmlib.quantize_in_place(model, scheme, group_size)
     probe = ref["ids"][0]
     if scheme != "none":
@@ -61,10 +63,14 @@ def build(p, scheme, group_size):
             emit.warn("quant lowering mismatch", f"scheme \"{scheme}\" group {group_size}: the lowered program's logits differ "
                       f"from the quantized eager model's (cosine {lowering_cosine:.4f} < {LOWERING_COSINE_MIN}): the runtime "
                       "computes this scheme differently from torchao; build another scheme")
+    if tied and scheme == "none" and size_mb > 1.3 * weights_mb:
+        note(f"{rel(out)} holds {size_mb:.0f} MiB for {weights_mb:.0f} MiB of FP32 weights: the input embedding and the "
+             "output head share one weight in the model, and the program stores it twice (as the embedding table and "
+             "as the head's matrix)")
     if counts["delegate_calls"] == 0:
         emit.warn("nothing delegated", f"{rel(out)}: no part of the graph went to XNNPACK; it runs on portable kernels")
     fields = {"exported": 1, "scheme": scheme, "group_size": group_size, "artifact": rel(out),
-              "artifact_mb": round(size_mb, 1), "export_s": round(export_s, 1), "lower_s": round(lower_s, 1),
+              "artifact_mb": round(size_mb, 1), "weights_mb": round(weights_mb, 1), "tied_embeddings": int(tied), "export_s": round(export_s, 1), "lower_s": round(lower_s, 1),
               "cache_len": cache_len, "lowering_cosine": lowering_cosine, **counts}
     fields.update(phase.fields())
     llmlib.record(f"export_{scheme}", fields)

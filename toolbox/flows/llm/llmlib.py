@@ -183,7 +183,16 @@ def guard_memory(phase, need_mb, how_to_lower):
 
 
 def param_mb(model):
+    """Size of the model's parameters (MiB); a weight shared by two modules counts once."""
     return sum(p.numel() * p.element_size() for p in model.parameters()) / 2**20
+
+
+def tied_embeddings(model):
+    """True when the input embedding and the output head share one weight tensor."""
+    try:
+        return model.get_input_embeddings().weight is model.get_output_embeddings().weight
+    except AttributeError:
+        return False
 
 
 def kv_cache_mb(model, cache_len):

@@ -18,7 +18,8 @@ import llmlib
 ROWS = [
     ("reference", "reference", lambda r: f"FP32 ppl {r['ppl_fp32']:.3f}; {r['prompts']} prompts, {r['decode_prompts']} decoded; "
                                          f"{r['params_m']} M params ({r['model_type']})"),
-    ("export (FP32)", "export_none", lambda r: f"{r['artifact_mb']} MiB, cache {r['cache_len']}, "
+    ("export (FP32)", "export_none", lambda r: f"{r['artifact_mb']} MiB ({r.get('weights_mb')} MiB of weights"
+                                              f"{', tied embeddings stored twice' if r.get('tied_embeddings') and r['artifact_mb'] > 1.3 * r.get('weights_mb', 1e9) else ''}), cache {r['cache_len']}, "
                                               f"{r['delegate_calls']} delegate calls, {r['portable_ops']} portable ops"),
     ("prefill parity", "prefill_none", lambda r: f"cosine min {r['prefill_cosine_min']:.5f}, top-1 all equal: "
                                                 f"{'yes' if r['prefill_top1_match'] else 'no'}"),
