@@ -31,17 +31,31 @@ pub const MAX_THOUGHT_CHARS: u64 = 120;
 
 /// The schema every reply must satisfy:
 /// `{"thought": str?, "tool": <one of the offered names>, "args": <that tool's args>}`.
-/// One `oneOf` branch per tool so a constrained decoder ties `args` to the chosen tool.
+/// One `oneOf` branch per tool so a constrained decoder ties `args` to the chosen tool. A tool
+/// offered more than once (several calls the evidence names, each with its arguments bound) is
+/// one branch whose `args` is the `anyOf` of them: the branches stay disjoint by their `tool`
+/// constant, which llguidance needs to accept a `oneOf`.
 pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
-    let branches: Vec<serde_json::Value> = tools
-        .iter()
-        .map(|tool| {
+    let mut grouped: Vec<(&str, Vec<&serde_json::Value>)> = Vec::new();
+    for tool in tools {
+        match grouped.iter_mut().find(|(name, _)| *name == tool.name) {
+            Some((_, args)) => args.push(&tool.args_schema),
+            None => grouped.push((&tool.name, vec![&tool.args_schema])),
+        }
+    }
+    let branches: Vec<serde_json::Value> = grouped
+        .into_iter()
+        .map(|(name, args)| {
+            let args = match args.as_slice() {
+                [one] => (*one).clone(),
+                many => serde_json::json!({ "anyOf": many }),
+            };
             serde_json::json!({
                 "type": "object",
                 "properties": {
                     "thought": {"type": "string", "maxLength": MAX_THOUGHT_CHARS},
-                    "tool": {"const": tool.name},
-                    "args": tool.args_schema,
+                    "tool": {"const": name},
+                    "args": args,
                 },
                 "required": ["tool", "args"],
                 "additionalProperties": false,
@@ -272,6 +286,59 @@ pub const FOLDED: &str = "[folded]";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The schema compiles to an llguidance grammar (what the in-process backend constrains
+    /// decoding with); an unprovable `oneOf` is refused there.
+    fn compiles(schema: &serde_json::Value) -> Result<(), String> {
+        let builder =
+            llguidance::GrammarBuilder::new(None, llguidance::api::ParserLimits::default());
+        llguidance::JsonCompileOptions::default()
+            .json_to_llg(builder, schema.clone())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_tool_offered_twice_is_one_branch_llguidance_accepts() {
+        let tool = |args: serde_json::Value| OfferedTool {
+            name: "set_project_option".into(),
+            description: "set a key".into(),
+            args_schema: args,
+        };
+        let bound = |v: i64| {
+            serde_json::json!({"type": "object", "properties": {"key": {"const": "group"}, "value": {"const": v}},
+                               "required": ["key", "value"], "additionalProperties": false})
+        };
+        let finish = OfferedTool {
+            name: "finish_stage".into(),
+            description: "done".into(),
+            args_schema: serde_json::json!({"type": "object", "properties": {}}),
+        };
+        let offered = vec![tool(bound(32)), tool(bound(64)), finish, tool(bound(0))];
+        let schema = call_schema(&offered);
+        let branches = schema["oneOf"].as_array().unwrap();
+        assert_eq!(branches.len(), 2, "{schema}");
+        assert_eq!(
+            branches[0]["properties"]["tool"]["const"],
+            "set_project_option"
+        );
+        assert_eq!(
+            branches[0]["properties"]["args"]["anyOf"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        compiles(&schema).unwrap();
+        // The schema as it was (one branch per offer) is what llguidance refused in a session.
+        let separate = serde_json::json!({"oneOf": [
+            {"type": "object", "properties": {"tool": {"const": "set_project_option"}, "args": bound(32)},
+             "required": ["tool", "args"], "additionalProperties": false},
+            {"type": "object", "properties": {"tool": {"const": "set_project_option"}, "args": bound(64)},
+             "required": ["tool", "args"], "additionalProperties": false},
+        ]});
+        assert!(compiles(&separate).unwrap_err().contains("oneOf"));
+    }
 
     fn allowed() -> Vec<String> {
         vec!["read_file".into(), "finish_stage".into()]

@@ -699,8 +699,12 @@ fn every_signature_a_skill_answers_exists() {
             ids.insert(sig.id().to_string());
         }
     }
-    // The flows' targets (their fixtures: tests/split_flow.rs).
-    for target in ["split-onnxruntime-cpu", "split-executorch-xnnpack"] {
+    // The flows' targets (their fixtures: tests/split_flow.rs, tests/llm_flow.rs).
+    for target in [
+        "split-onnxruntime-cpu",
+        "split-executorch-xnnpack",
+        "llm-executorch-xnnpack",
+    ] {
         let path = root()
             .join("toolbox/targets")
             .join(target)

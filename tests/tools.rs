@@ -899,8 +899,10 @@ fn every_tool_has_a_compact_schema() {
         assert!(!text.contains("$schema"), "{}: {text}", spec.name);
         assert!(spec.schema.get("title").is_none(), "{}: {text}", spec.name);
         assert!(spec.schema["properties"].is_object(), "{}", spec.name);
+        // set_project_option's enum of [project] keys is the largest, and grows with each flow's
+        // keys (the decoder-LLM flow's took it from ~790 to ~910 bytes).
         assert!(
-            text.len() < 800,
+            text.len() < 1000,
             "{} schema is {} bytes",
             spec.name,
             text.len()

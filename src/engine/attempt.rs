@@ -59,14 +59,11 @@ impl Engine {
                 ));
             }
         }
-        let offered: Vec<OfferedTool> = tool::offered(
-            stage,
-            &self.setup.toolbox,
-            !self.offered_skills(stage).is_empty(),
-        )
-        .into_iter()
-        .map(OfferedTool::from)
-        .collect();
+        let offered: Vec<OfferedTool> =
+            tool::offered(stage, &self.setup.toolbox, &self.offered_skills(stage))
+                .into_iter()
+                .map(OfferedTool::from)
+                .collect();
         let mut conversation =
             self.open_conversation(index, stage, &offered, attempt, max_attempts, evidence)?;
         let mut sent = 0;

@@ -117,14 +117,24 @@ pub(crate) fn denies_file_edits(stage: &StageSpec) -> bool {
 /// The stage's tools the model may call (denied ones are not offered): the target's toolbox
 /// tools the stage names, in manifest order — the stage's own actions, listed first because a
 /// small model favours what it reads first — then the built-in ones. `load_skill` only when
-/// the stage offers skills.
-pub(crate) fn offered(stage: &StageSpec, toolbox: &Toolbox, has_skills: bool) -> Vec<ToolSpec> {
+/// the stage offers skills, its `name` constrained to them (a small model otherwise writes a
+/// path or a check command there, and spends its turns on the refusals).
+pub(crate) fn offered(stage: &StageSpec, toolbox: &Toolbox, skills: &[String]) -> Vec<ToolSpec> {
     toolbox
         .specs()
         .into_iter()
         .chain(tools::builtin_specs())
         .filter(|spec: &ToolSpec| {
-            policy(stage, &spec.name) != Policy::Deny && (spec.name != "load_skill" || has_skills)
+            policy(stage, &spec.name) != Policy::Deny
+                && (spec.name != "load_skill" || !skills.is_empty())
+        })
+        .map(|mut spec| {
+            if spec.name == "load_skill" {
+                if let Some(name) = spec.schema.pointer_mut("/properties/name") {
+                    name["enum"] = serde_json::json!(skills);
+                }
+            }
+            spec
         })
         .collect()
 }
@@ -175,4 +185,36 @@ fn closest_name<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
         .filter(|(ratio, _)| *ratio >= 0.6)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, k)| k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage(tools: &[&str]) -> StageSpec {
+        StageSpec {
+            name: "export".into(),
+            tools: tools
+                .iter()
+                .map(|t| (t.to_string(), Policy::Allow))
+                .collect(),
+            ..StageSpec::default()
+        }
+    }
+
+    #[test]
+    fn load_skill_takes_only_the_stages_skills() {
+        let stage = stage(&["load_skill", "read_file"]);
+        let skills = vec!["llm-deployment".to_string(), "latency-tuning".to_string()];
+        let offered = offered(&stage, &Toolbox::default(), &skills);
+        let load = offered.iter().find(|s| s.name == "load_skill").unwrap();
+        assert_eq!(
+            load.schema.pointer("/properties/name/enum"),
+            Some(&serde_json::json!(["llm-deployment", "latency-tuning"]))
+        );
+        // No skills: no load_skill at all.
+        let offered = super::offered(&stage, &Toolbox::default(), &[]);
+        assert!(offered.iter().all(|s| s.name != "load_skill"));
+        assert!(offered.iter().any(|s| s.name == "read_file"));
+    }
 }
