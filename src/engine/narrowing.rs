@@ -254,6 +254,11 @@ impl Narrowing {
             self.last_failure = None;
         }
         if !call.toolbox {
+            if call.ok && call.tool == LOAD_SKILL {
+                // The skill is in the conversation now: the 270M model, offered it again, read
+                // the same skill three times over and spent the attempt's turns on it.
+                self.spent.insert(call.tool.to_string());
+            }
             // A built-in edit the evidence named (e.g. `edit_file aipc.toml`): rebuild next.
             if was_named && call.ok && call.changed_files {
                 return self.rebuild_after(call.tool);
@@ -462,6 +467,19 @@ mod tests {
             toolbox: true,
             fixes: &[],
         }
+    }
+
+    #[test]
+    fn a_skill_read_once_is_not_offered_again() {
+        let mut n = Narrowing::new(Some("llm_export"));
+        assert!(n.offers(LOAD_SKILL));
+        let read = CallOutcome {
+            toolbox: false,
+            ..call(LOAD_SKILL, true, "# Skill: x", false)
+        };
+        n.after_call(&read);
+        assert!(!n.offers(LOAD_SKILL));
+        assert!(n.offers("llm_export") && n.offers("read_file"));
     }
 
     #[test]
