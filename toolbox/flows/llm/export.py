@@ -4,8 +4,8 @@ delegate: build/llm_fp32.pte, or build/llm_<scheme>.pte with the Linear layers q
 (torchao, as ExecuTorch's LLM export does: aipc.toml llm_quant / llm_group_size, or the arguments).
 A phase whose estimated peak memory exceeds what is available stops before it starts.
 
-Metrics: exported, scheme, group_size, artifact, artifact_mb, weights_mb (FP32, unique), tied_embeddings, delegate_calls, portable_ops,
-portable_op_names, lowering_cosine (quantized: the program against the quantized eager model on
+Metrics: exported, scheme, group_size, artifact, artifact_mb, weights_mb (FP32, unique),
+tied_embeddings, delegate_calls, portable_ops, portable_op_names, lowering_cosine (quantized: the program against the quantized eager model on
 the first prompt), export_s, lower_s, phase_s, peak_rss_mb.
 """
 import os
@@ -70,8 +70,8 @@ def build(p, scheme, group_size):
     if counts["delegate_calls"] == 0:
         emit.warn("nothing delegated", f"{rel(out)}: no part of the graph went to XNNPACK; it runs on portable kernels")
     fields = {"exported": 1, "scheme": scheme, "group_size": group_size, "artifact": rel(out),
-              "artifact_mb": round(size_mb, 1), "weights_mb": round(weights_mb, 1), "tied_embeddings": int(tied), "export_s": round(export_s, 1), "lower_s": round(lower_s, 1),
-              "cache_len": cache_len, "lowering_cosine": lowering_cosine, **counts}
+              "artifact_mb": round(size_mb, 1), "weights_mb": round(weights_mb, 1), "tied_embeddings": int(tied),
+              "export_s": round(export_s, 1), "lower_s": round(lower_s, 1), "cache_len": cache_len, "lowering_cosine": lowering_cosine, **counts}
     fields.update(phase.fields())
     llmlib.record(f"export_{scheme}", fields)
     return fields
