@@ -13,10 +13,10 @@ from aipc_toolbox.emit import note
 import llmlib
 
 
-def measure(p, scheme, tok=None):
+def measure(p, scheme, tok=None, path=None):
     phase = llmlib.Phase()
     ref = llmlib.load_reference()
-    prog = llmlib.Program(llmlib.artifact_path(scheme), p["llm_cache_len"])
+    prog = llmlib.Program(path or llmlib.artifact_path(scheme), p["llm_cache_len"])
     tok = tok or llmlib.load_tokenizer(p)
     steps = ref["decode_tokens"]
     shares, first = [], None

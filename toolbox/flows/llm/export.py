@@ -22,7 +22,8 @@ import llmlib
 LOWERING_COSINE_MIN = 0.99
 
 
-def build(p, scheme, group_size):
+def build(p, scheme, group_size, build_dir=llmlib.BUILD):
+    """Build one program into build_dir (default build/) with its record beside it."""
     phase = llmlib.Phase()
     ref = llmlib.load_reference()
     cache_len = p["llm_cache_len"]
@@ -48,7 +49,7 @@ def build(p, scheme, group_size):
     ep = llmlib.export_program(model, cache_len)
     export_s = time.monotonic() - t0
     note(f"torch.export: {export_s:.1f} s (static cache {cache_len}, dynamic sequence 1..{cache_len - 1})")
-    out = llmlib.artifact_path(scheme)
+    out = llmlib.artifact_path(scheme, build_dir)
     t0 = time.monotonic()
     counts = llmlib.lower_to_pte(ep, out)
     lower_s = time.monotonic() - t0
@@ -73,7 +74,7 @@ def build(p, scheme, group_size):
               "artifact_mb": round(size_mb, 1), "weights_mb": round(weights_mb, 1), "tied_embeddings": int(tied),
               "export_s": round(export_s, 1), "lower_s": round(lower_s, 1), "cache_len": cache_len, "lowering_cosine": lowering_cosine, **counts}
     fields.update(phase.fields())
-    llmlib.record(f"export_{scheme}", fields)
+    llmlib.record(f"export_{scheme}", fields, build_dir)
     return fields
 
 

@@ -22,8 +22,8 @@ DECODE_PROMPTS = 4
 MIN_PROMPTS = 8
 
 
-def artifact_path(quant):
-    return os.path.join(BUILD, "llm_fp32.pte" if quant == "none" else f"llm_{quant}.pte")
+def artifact_path(quant, build=BUILD):
+    return os.path.join(build, "llm_fp32.pte" if quant == "none" else f"llm_{quant}.pte")
 
 
 def peak_rss_mb():
@@ -426,8 +426,8 @@ def scheme_body(record_prefix, measure):
     return body
 
 
-def record(name, fields):
-    """Keep a phase's result in build/llm_<name>.json (the report reads them)."""
-    os.makedirs(BUILD, exist_ok=True)
-    with open(os.path.join(BUILD, f"llm_{name}.json"), "w", encoding="utf-8") as f:
+def record(name, fields, build=BUILD):
+    """Keep a phase's result in <build>/llm_<name>.json (the report reads build/'s)."""
+    os.makedirs(build, exist_ok=True)
+    with open(os.path.join(build, f"llm_{name}.json"), "w", encoding="utf-8") as f:
         json.dump(fields, f, indent=1, default=str)
