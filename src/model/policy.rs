@@ -46,11 +46,24 @@ fn offered(call_schema: &Value) -> Vec<Offered> {
                 .iter()
                 .filter_map(|b| {
                     let props = b.get("properties")?;
-                    Some(Offered {
-                        name: props.get("tool")?.get("const")?.as_str()?.to_string(),
-                        args: props.get("args").cloned().unwrap_or_else(|| json!({})),
-                    })
+                    let name = props.get("tool")?.get("const")?.as_str()?.to_string();
+                    let args = props.get("args").cloned().unwrap_or_else(|| json!({}));
+                    // A tool offered several times is one branch whose args are the `anyOf` of
+                    // each offer (conversation::call_schema): one entry per offer, in order.
+                    let each = match args.get("anyOf").and_then(Value::as_array) {
+                        Some(alternatives) => alternatives.clone(),
+                        None => vec![args],
+                    };
+                    Some(
+                        each.into_iter()
+                            .map(|args| Offered {
+                                name: name.clone(),
+                                args,
+                            })
+                            .collect::<Vec<_>>(),
+                    )
                 })
+                .flatten()
                 .collect()
         })
         .unwrap_or_default()
