@@ -50,7 +50,10 @@ def llama_cpp(gguf, threads, n_prompt, n_decode):
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
     if done.returncode != 0:
         return None, f"llama-bench failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:] or ''}"
-    rows = json.loads(done.stdout)
+    try:
+        rows = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return None, f"llama-bench printed no JSON ({bench} -o json): {done.stdout.strip()[:200]!r}"
     out = {}
     for row in rows:
         if row.get("n_prompt", 0) > 0 and row.get("n_gen", 0) == 0:
