@@ -40,6 +40,8 @@
 //!   `resume` and `rerun`.
 //! - [`file_diff`]: unified file diffs (`similar`) for events and the record.
 //! - [`bench`]: the benchmarks (model speed, TUI, DeployBench).
+//! - [`device`]: where run, accuracy and performance execute: aipc.toml `[device]` (local, ssh,
+//!   adb), the transports and the socket through which sandboxed scripts run jobs there.
 //! - [`doctor`]: `aipc doctor`, what a deployment needs and the command that fixes each gap.
 //! - [`config`]: settings from ~/.config/aipc/config.toml, <project>/.aipc/config.toml, AIPC_*.
 //! - [`datadir`]: where prompts, skills and the toolbox are found (or extracted from the binary).
@@ -58,6 +60,7 @@ pub(crate) mod console;
 pub mod contract;
 pub mod conversation;
 pub(crate) mod datadir;
+pub mod device;
 pub(crate) mod doctor;
 pub mod engine;
 pub mod evidence;

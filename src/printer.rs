@@ -78,14 +78,20 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             sandbox_chosen_by,
             sandbox_detail,
             approve_all,
+            device,
             ..
         } => format!(
-            "  sandbox {}({sandbox_chosen_by}): {sandbox_detail}\n  `ask` calls: {}",
+            "  sandbox {}({sandbox_chosen_by}): {sandbox_detail}\n  `ask` calls: {}{}",
             if sandbox == "off" { "OFF " } else { "" },
             if *approve_all {
                 "approved without an engineer (--approve-all)"
             } else {
                 "denied without an engineer (batch)"
+            },
+            if device.is_empty() {
+                String::new()
+            } else {
+                format!("\n  device {device}")
             }
         ),
         Event::StageStarted { stage, index, .. } => format!("[{}] stage {stage}", index + 1),

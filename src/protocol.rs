@@ -325,6 +325,10 @@ pub enum Event {
         sandbox_version: String,
         /// Batch runs approve `ask` calls (else they are denied).
         approve_all: bool,
+        /// The device run, accuracy and performance execute on (`ssh user@host:port (python
+        /// 3.11.2)`); empty: the build host.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        device: String,
         /// The sealed toolbox folder, its one-line digest and every file's sha256.
         toolbox: String,
         toolbox_digest: String,

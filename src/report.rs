@@ -37,6 +37,9 @@ pub struct Report {
     pub sandbox_detail: String,
     /// Batch runs approved `ask` calls (`--approve-all`).
     pub approve_all: bool,
+    /// The device run, accuracy and performance executed on (empty: the build host).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub device: String,
     /// `ask` calls decided without an engineer: approved, denied.
     pub batch_approved: u32,
     pub batch_denied: u32,
@@ -181,6 +184,10 @@ impl Report {
                 .map(|p| format!("({}) {}", p.chosen_by, p.detail))
                 .unwrap_or_default(),
             approve_all: policy.as_ref().is_some_and(|p| p.approve_all),
+            device: policy
+                .as_ref()
+                .map(|p| p.device.clone())
+                .unwrap_or_default(),
             batch_approved: totals.batch_approved,
             batch_denied: totals.batch_denied,
             toolbox_digest: policy.map(|p| p.toolbox_digest).unwrap_or_default(),
@@ -232,6 +239,13 @@ impl Report {
             seconds(self.toolchain_time_ms)
         );
         let _ = writeln!(md, "- human interventions: {}", self.human_interventions);
+        if !self.device.is_empty() {
+            let _ = writeln!(
+                md,
+                "- device: {} (run, accuracy and performance)",
+                self.device
+            );
+        }
         if !self.sandbox.is_empty() {
             let _ = writeln!(
                 md,

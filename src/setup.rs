@@ -224,9 +224,13 @@ fn assemble(
     project: &Path,
     mut contract: Contract,
     session_id: String,
-    options: EngineOptions,
+    mut options: EngineOptions,
 ) -> Result<EngineSetup, ExitError> {
     let usage = |e: &dyn std::fmt::Display| ExitError::new(exit::USAGE, e.to_string());
+    if options.device.is_none() {
+        options.device =
+            crate::device::DeviceConfig::from_project(project).map_err(|e| usage(&e))?;
+    }
     let mut skills = SkillSet::load_dir(&data.join("skills")).map_err(|e| usage(&e))?;
     skills.merge(SkillSet::load_dir(&project.join(".aipc/skills")).map_err(|e| usage(&e))?);
     let prompts = Prompts::load(&data.join("prompts"))

@@ -56,6 +56,10 @@ pub(crate) struct RunArgs {
     /// Do not create or refresh the target's venv on demand: exit 3 when it is not ready.
     #[arg(long)]
     no_toolchain_setup: bool,
+    /// Execute the run, accuracy and performance stages on the device of this file's `[device]`
+    /// table (ssh or adb) instead of the one in the project's aipc.toml (docs/device.md).
+    #[arg(long, value_name = "FILE")]
+    device: Option<PathBuf>,
     #[command(flatten)]
     model_args: ModelArgs,
     #[command(flatten)]
@@ -72,6 +76,23 @@ pub(crate) async fn run(args: RunArgs, data_dir: Option<PathBuf>) -> i32 {
             return exit::USAGE;
         }
     };
+    let device = match &args.device {
+        Some(file) => match crate::device::DeviceConfig::from_file(file) {
+            Ok(Some(device)) => Some(device),
+            Ok(None) => {
+                eprintln!(
+                    "error: --device {}: the file has no [device] table (docs/device.md)",
+                    file.display()
+                );
+                return exit::USAGE;
+            }
+            Err(e) => {
+                eprintln!("error: --device: {e}");
+                return exit::USAGE;
+            }
+        },
+        None => None,
+    };
     let request = Request {
         data_dir,
         target: args.target.or(config.target.value.clone()),
@@ -82,6 +103,7 @@ pub(crate) async fn run(args: RunArgs, data_dir: Option<PathBuf>) -> i32 {
             offer_skills: !args.no_skills,
             classified_evidence: !args.raw_evidence,
             narrow_choices: !args.no_narrowing,
+            device,
             ..EngineOptions::default()
         }
         .guarded(args.guard.guard()),

@@ -37,6 +37,9 @@ struct RawFile {
     /// Free-form description of the project for the toolbox scripts (docs/toolbox.md); the
     /// engine only checks that it is a table, and only in a project's `aipc.toml`.
     project: Option<Spanned<toml::Table>>,
+    /// Where the run, accuracy and performance stages execute (`crate::device`, which parses
+    /// it); only in a project's `aipc.toml`.
+    device: Option<Spanned<toml::Table>>,
     #[serde(default)]
     stage: Vec<RawStage>,
 }
@@ -231,6 +234,12 @@ fn validate(src: &Src<'_>, raw: RawFile, role: Role) -> Result<Layer, ContractEr
             .with_hint(
                 "describe the project (model loader, inputs, …) in its aipc.toml, not in the target's contract",
             ));
+    }
+    if let (Some(d), Role::Target) = (&raw.device, role) {
+        return Err(src
+            .err(d, "only a project's aipc.toml has a [device] table")
+            .with_key("device")
+            .with_hint("the device a project runs on belongs in its aipc.toml (docs/device.md)"));
     }
     let mut artifacts = Vec::new();
     for a in raw.artifacts.unwrap_or_default() {

@@ -152,7 +152,11 @@ impl Engine {
             self.next_call += 1;
             let call_id = format!("{}.{}", stage.name, self.next_call);
             let policy = tool::policy(stage, &call.tool);
-            match self.run_call(stage, &call_id, call, policy).await? {
+            let result = self.run_call(stage, &call_id, call, policy).await?;
+            if let Some(message) = self.device_failure() {
+                return Err(Stop::Engine(message));
+            }
+            match result {
                 CallResult::Observation(text) => conversation.push(Role::Tool, text),
                 CallResult::Finish(summary) => return Ok(AttemptEnd::Finished(summary)),
             }

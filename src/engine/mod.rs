@@ -67,6 +67,9 @@ pub struct EngineOptions {
     pub sandbox: Option<SandboxMode>,
     /// Batch only: approve `ask` calls (`--approve-all`); without it they are denied.
     pub approve_all: bool,
+    /// Where run, accuracy and performance execute (`--device <file>`, else the project's
+    /// aipc.toml `[device]`; `None`: the build host).
+    pub device: Option<crate::device::DeviceConfig>,
 }
 
 impl EngineOptions {
@@ -99,6 +102,7 @@ impl Default for EngineOptions {
             max_reply_tokens: 512,
             sandbox: None,
             approve_all: false,
+            device: None,
         }
     }
 }
@@ -187,6 +191,8 @@ pub struct Engine {
     sandbox: Sandbox,
     /// Who chose the sandbox's mode: `flag`, `contract` or `default`.
     sandbox_chosen_by: &'static str,
+    /// The device jobs run on, when it is not the build host ([`crate::device`]).
+    device: Option<crate::device::DeviceLink>,
     /// The hashes of the toolbox files that judge the checks, taken at the start.
     seal: Seal,
     /// Set when the session continues a recorded one (`aipc resume`): see [`resume`].
@@ -284,7 +290,22 @@ impl Engine {
         toolchain_env.push("AIPC_SESSION_DIR", paths.dir.display().to_string());
         // Byte-code caches would show up as changes in every attempt commit.
         toolchain_env.push("PYTHONDONTWRITEBYTECODE", "1".to_string());
-        let (sandbox, sandbox_chosen_by) = open_sandbox(&setup, &project, &workspace)?;
+        let device = match setup.options.device.as_ref().filter(|d| !d.is_local()) {
+            Some(config) => Some(
+                crate::device::DeviceLink::start(config, &setup.session_id, workspace.root())
+                    .map_err(StartError::Environment)?,
+            ),
+            None => None,
+        };
+        let mut device_visible = Vec::new();
+        if let Some(link) = &device {
+            device_visible.push(link.socket_dir());
+            for (name, value) in link.env() {
+                toolchain_env.push(name, value);
+            }
+        }
+        let (sandbox, sandbox_chosen_by) =
+            open_sandbox(&setup, &project, &workspace, &device_visible)?;
         let seal = Seal::take(&setup.toolchain.toolbox_dir).map_err(|e| {
             StartError::Environment(format!("cannot seal the toolbox the checks run: {e}"))
         })?;
@@ -306,6 +327,7 @@ impl Engine {
             env_remove: toolchain_env.unset,
             sandbox,
             sandbox_chosen_by,
+            device,
             seal,
             setup,
             continuation: None,
@@ -363,6 +385,10 @@ impl Engine {
             sandbox_detail: self.sandbox.describe(),
             sandbox_version: self.sandbox.version().to_string(),
             approve_all: self.setup.options.approve_all,
+            device: match &self.device {
+                Some(link) => format!("{} (python {})", link.describe(), link.runner_version()),
+                None => String::new(),
+            },
             toolbox: self.seal.root().display().to_string(),
             toolbox_digest: self.seal.digest(),
             toolbox_files: self.seal.files().clone(),
@@ -439,6 +465,7 @@ fn open_sandbox(
     setup: &EngineSetup,
     project: &Path,
     workspace: &Workspace,
+    extra_visible: &[PathBuf],
 ) -> Result<(Sandbox, &'static str), StartError> {
     let settings = &setup.contract.sandbox;
     let (mode, chosen_by) = match (setup.options.sandbox, settings.mode) {
@@ -453,6 +480,7 @@ fn open_sandbox(
         toolchain.target_dir.clone(),
     ];
     visible.extend(toolchain.venv.iter().cloned());
+    visible.extend(extra_visible.iter().cloned());
     // Programs and modules the environment points at (a tool folder under /tmp stays visible).
     for name in ["PATH", "PYTHONPATH"] {
         if let Some(value) = std::env::var_os(name) {

@@ -160,6 +160,9 @@ impl Engine {
             max_attempts: run.max_attempts,
         });
         let outcome = self.run_checks(stage, 0).await;
+        if let Some(message) = self.device_failure() {
+            return Step::End(StageEnd::Engine(message));
+        }
         if outcome.cancelled || self.control.aborted() {
             return Step::End(StageEnd::Aborted);
         }
@@ -260,6 +263,9 @@ impl Engine {
             return Step::End(StageEnd::Engine(message));
         }
         let outcome = self.run_checks(stage, run.attempt).await;
+        if let Some(message) = self.device_failure() {
+            return Step::End(StageEnd::Engine(message));
+        }
         if outcome.cancelled || self.control.aborted() {
             return Step::End(StageEnd::Aborted);
         }
@@ -319,6 +325,16 @@ impl Engine {
             }
             Err(end) => Step::End(end),
         }
+    }
+
+    /// The device failure a command met (its connection still lost after the retries), as the
+    /// message that ends the session (exit 3): the device is needed to judge the stage.
+    pub(super) fn device_failure(&self) -> Option<String> {
+        let failure = self.device.as_ref()?.take_failure()?;
+        Some(format!(
+            "{failure}. The session stops here: the stage cannot be judged without the device. \
+             Check the device and the connection, then continue with `aipc resume`."
+        ))
     }
 
     /// Run the stage's checks as attempt `attempt` (0: checks first) and record the build

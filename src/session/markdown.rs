@@ -133,6 +133,7 @@ impl Renderer<'_> {
                 approve_all,
                 toolbox,
                 toolbox_digest,
+                device,
                 ..
             } => {
                 let _ = writeln!(
@@ -141,6 +142,9 @@ impl Renderer<'_> {
                     if *approve_all { "approved (--approve-all)" } else { "denied" },
                     &toolbox_digest[..toolbox_digest.len().min(16)]
                 );
+                if !device.is_empty() {
+                    let _ = writeln!(self.out, "- device: {device}");
+                }
             }
             Event::StageStarted {
                 stage, index, goal, ..

@@ -188,6 +188,8 @@ pub struct PolicyFacts {
     pub detail: String,
     pub approve_all: bool,
     pub toolbox_digest: String,
+    /// The device run, accuracy and performance executed on (empty: the build host).
+    pub device: String,
 }
 
 /// The global budgets as the events set and raised them (0: not recorded).
@@ -337,6 +339,7 @@ impl SessionView {
                 sandbox_detail,
                 approve_all,
                 toolbox_digest,
+                device,
                 ..
             } => {
                 self.policy = Some(PolicyFacts {
@@ -345,6 +348,7 @@ impl SessionView {
                     detail: sandbox_detail.clone(),
                     approve_all: *approve_all,
                     toolbox_digest: toolbox_digest.clone(),
+                    device: device.clone(),
                 })
             }
             Event::ToolCallStarted { .. } => self.totals.tool_calls += 1,

@@ -578,6 +578,7 @@ impl TuiState {
             Event::SessionPolicy {
                 sandbox,
                 sandbox_detail,
+                device,
                 ..
             } => {
                 let level = if sandbox == "off" {
@@ -589,6 +590,14 @@ impl TuiState {
                     level,
                     text: format!("sandbox {sandbox_detail}"),
                 });
+                if !device.is_empty() {
+                    self.transcript.push(Cell::Note {
+                        level: Level::Info,
+                        text: format!(
+                            "device {device}: run, accuracy and performance execute there"
+                        ),
+                    });
+                }
             }
             Event::SessionResumed {
                 from_stage,

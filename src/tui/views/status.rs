@@ -105,6 +105,15 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &TuiState, app: &App, now_ms: 
     if let Some(session) = &state.session {
         segments.push((fit(&short_model(&session.model), 22), 1));
     }
+    // Where run, accuracy and performance execute, when it is not the build host.
+    if let Some(policy) = state.view.policy.as_ref().filter(|p| !p.device.is_empty()) {
+        let name = policy
+            .device
+            .split(" (python")
+            .next()
+            .unwrap_or(&policy.device);
+        segments.push((fit(&format!("on {name}"), 28), 2));
+    }
     if let Some(rate) = state.model.last_tokens_per_s {
         segments.push((format!("{rate:.1} tok/s"), 4));
     }

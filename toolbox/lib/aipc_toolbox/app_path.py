@@ -88,9 +88,10 @@ def affine_faults(project, items, builders, reference_inputs):
     return faults
 
 
-def measure(project, artifact, run_item, reference, max_drop_points, model=None):
-    """Run the app's feed through the artifact: `run_item(tuple of inputs as the app built them)`
-    returns the artifact's outputs (first = the logits). `reference` holds what compare measured
+def measure(project, artifact, run_items, reference, max_drop_points, model=None):
+    """Run the app's feed through the artifact: `run_items(list of tuples of inputs as the app
+    built them)` returns the artifact's outputs for each (first = the logits): all at once, so a
+    device runs them in one job. `reference` holds what compare measured
     on eval_data: "acc" (the eager model's accuracy), "inputs" (eval_data's input tensors, for
     the statistics) and "outputs" (the eager model's first output, for the per-sample agreement
     when the app's feed holds the same samples); `model` (optional) the eager model, run on the
@@ -106,7 +107,7 @@ def measure(project, artifact, run_item, reference, max_drop_points, model=None)
     if reference_acc is None:
         raise emit.ToolError("app_eval_data is set, but eval_data has no labels: the app's accuracy has no reference; "
                              "return (inputs, labels) from eval_data")
-    outputs = [affine.to_numpy(run_item(item)[0]) for item in items]
+    outputs = [affine.to_numpy(ys[0]) for ys in run_items(list(items))]
     acc = float((_top1(outputs) == labels).mean())
     eager_acc = _eager_accuracy(model, items, labels) if model is not None else None
     drop = round(100.0 * (reference_acc - acc), 6)

@@ -52,13 +52,14 @@ def body(a):
         + ("" if labels is not None else " against the eager model's classes (eval_data has no labels)")
     )
 
-    def run_item(item):
+    def run_items(items):
         import torch
 
-        return method.execute([torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item])
+        return etcommon.execute_many(method, [[torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item]
+                                              for item in items])
 
     reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0]}
-    m.update(app_path.measure(p, path, run_item, reference, a["max_app_drop_points"], model))
+    m.update(app_path.measure(p, path, run_items, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if side.get("quantized") else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
     return m

@@ -153,10 +153,60 @@ def dynamic_shapes(inputs, dynamic, batch_max, seq=False, seq_max=64, extra=()):
     return shapes(inputs, dynamic, seq, batch_max, seq_max, extra)
 
 
-def load_method(path):
+class DeviceMethod:
+    """The program's `forward` on the session's device, with the calls the scripts make on a
+    loaded method: execute (one device job), execute_many (one job for many calls) and time
+    (timed on the device). See aipc_toolbox/device.py."""
+
+    RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device_runner.py")
+
+    def __init__(self, path, threads=None):
+        self.path, self.threads = path, threads
+
+    def execute_many(self, calls):
+        import torch
+
+        from aipc_toolbox import device
+
+        arrays, counts = device.pack_calls([[t.numpy() if isinstance(t, torch.Tensor) else np.asarray(t) for t in call]
+                                            for call in calls])
+        job = {"op": "run", "artifact": os.path.basename(self.path), "threads": self.threads, "inputs": counts}
+        _, outputs = device.run_job(self.RUNNER, job, arrays, [self.path])
+        return [[torch.from_numpy(y) for y in ys] for ys in device.unpack_outputs(outputs, len(calls))]
+
+    def execute(self, inputs):
+        return self.execute_many([inputs])[0]
+
+    def time(self, inputs, warmup, iters, max_s):
+        """Latencies in ms of `forward` on the device."""
+        import torch
+
+        from aipc_toolbox import device
+
+        arrays, counts = device.pack_calls([[t.numpy() if isinstance(t, torch.Tensor) else np.asarray(t) for t in inputs]])
+        job = {"op": "time", "artifact": os.path.basename(self.path), "threads": self.threads, "inputs": counts,
+               "warmup": warmup, "iters": iters, "max_s": max_s}
+        result, _ = device.run_job(self.RUNNER, job, arrays, [self.path])
+        return np.array(result["times_ms"], dtype=float)
+
+
+def load_method(path, threads=None):
+    """`forward` of the program: loaded in-process, or a DeviceMethod when the session runs on a
+    device (aipc.toml [device]; `threads` is then the device's XNNPACK threadpool size)."""
+    from aipc_toolbox import device
+
+    if device.remote():
+        return DeviceMethod(path, threads)
     from executorch.runtime import Runtime
 
     return Runtime.get().load_program(path).load_method("forward")
+
+
+def execute_many(method, calls):
+    """Outputs of every call: one device job for all of them on a device, else in turn."""
+    if isinstance(method, DeviceMethod):
+        return method.execute_many(calls)
+    return [method.execute(call) for call in calls]
 
 
 def program_meta(path):
@@ -181,9 +231,10 @@ def run_all(method, inputs, side):
     size = (side or {}).get("batch_max", 64) if dyn else (side or {}).get("example_batch")
     if not size:
         size = np.asarray(inputs[0]).shape[0]
+    parts = list(chunks(inputs, size, not dyn))
+    results = execute_many(method, [[torch.from_numpy(np.ascontiguousarray(p)) for p in part] for part, _ in parts])
     outs = None
-    for part, used in chunks(inputs, size, not dyn):
-        ys = method.execute([torch.from_numpy(np.ascontiguousarray(p)) for p in part])
+    for (_, used), ys in zip(parts, results):
         ys = [y.detach().numpy()[:used].copy() for y in ys]
         outs = [[y] for y in ys] if outs is None else [o + [y] for o, y in zip(outs, ys)]
     return [np.concatenate(o) for o in outs]

@@ -39,6 +39,11 @@ def measure(path, p, a, threads):
     ex = p.example_inputs()
     batch = a["batch"] or (1 if side.get("dynamic_batch") else int(side.get("example_batch") or ex[0].shape[0]))
     inputs = list(rebatch(ex, batch))
+    from aipc_toolbox import device
+
+    if device.remote():  # on the device: timed there at `threads`, transfer excluded
+        ms = etcommon.load_method(path, threads).time(inputs, a["warmup"], a["iters"], a["max_s"])
+        return ms, batch, threads, bool(side.get("quantized"))
     got = etcommon.set_threads(threads)
     method = etcommon.load_method(path)
     for _ in range(a["warmup"]):

@@ -20,7 +20,7 @@ Metrics: ran (1/0), finite (1/0), batch, outputs (index -> shape), load_ms, run_
 """
 import time
 
-from aipc_toolbox import emit, feed
+from aipc_toolbox import device, emit, feed
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import rebatch
 
@@ -39,7 +39,8 @@ def body(a):
     t0 = time.monotonic()
     method = etcommon.load_method(path)
     load_s = time.monotonic() - t0
-    emit.note(f"loaded {path} (executorch.runtime, forward) in {load_s * 1000:.1f} ms")
+    emit.note(f"loaded {path} (executorch.runtime, forward) in {load_s * 1000:.1f} ms"
+              + (f"; it runs on the device {device.name()}" if device.remote() else ""))
     emit.note("feeding " + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
     t0 = time.monotonic()
     outs = method.execute(list(inputs))
@@ -60,13 +61,15 @@ def body(a):
         in_names = (side or {}).get("input_names") or p.input_names(len(meta["inputs"]))
         expected = [{"name": n, **t} for n, t in zip(in_names, meta["inputs"])]
         emit.note(f"feeding the {len(run_items)} run inputs of {origin} (aipc.toml run_inputs) as the app builds them")
+        calls = []
         for k, item in enumerate(run_items):
             tensors = [torch.from_numpy(t) if isinstance(t, np.ndarray) else t for t in item]
             problems = feed.check_preprocessing(origin, k, item, expected, builders[k], takes_strides=False)
             contiguous = contiguous and not any(kind == "contiguous" for kind, *_ in problems)
             emit.note(f"run input {k}: " + ", ".join(f"{e['name']}{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}"
                                                      for e, t in zip(expected, tensors)))
-            ys = method.execute(tensors)
+            calls.append(tensors)
+        for ys in etcommon.execute_many(method, calls):
             finite = finite and all(bool(torch.isfinite(y).all()) for y in ys if y.is_floating_point())
     if not finite:
         emit.note("outputs contain NaN or Inf")

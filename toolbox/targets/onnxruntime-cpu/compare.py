@@ -23,7 +23,7 @@ from aipc_toolbox.tensors import eager_outputs, take
 
 def body(a):
     from ortcommon import feed as feed_dict
-    from ortcommon import is_quantized, require_artifact, run_all, session
+    from ortcommon import is_quantized, require_artifact, run_all, run_many, session
 
     path = require_artifact(a["artifact"], hint="call export (FP32) or quantize (INT8) first")
     p = Project()
@@ -48,11 +48,12 @@ def body(a):
         + ("" if labels is not None else " against the eager model's classes (eval_data has no labels)")
     )
 
-    def run_item(item):
-        return sess.run(None, feed_dict(sess, [t if isinstance(t, np.ndarray) else t.numpy() for t in item]))
+    def run_items(items):
+        return run_many(sess, [feed_dict(sess, [t if isinstance(t, np.ndarray) else t.numpy() for t in item])
+                               for item in items])
 
     reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0]}
-    m.update(app_path.measure(p, path, run_item, reference, a["max_app_drop_points"], model))
+    m.update(app_path.measure(p, path, run_items, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if is_quantized(path) else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
     return m

@@ -1,5 +1,6 @@
 """Shared helpers of the onnxruntime-cpu scripts: artifact checks, an onnxruntime session on the
-CPU execution provider, and running batched inputs through it."""
+CPU execution provider (in-process, or on the session's device through aipc_toolbox.device when
+aipc.toml has an ssh/adb [device]), and running batched inputs through it."""
 import os
 
 import numpy as np
@@ -98,7 +99,92 @@ def default_opset(model):
     return None
 
 
+class _Arg:
+    """An input or output as onnxruntime describes it (name, shape, type string)."""
+
+    def __init__(self, name, shape, type_):
+        self.name, self.shape, self.type = name, shape, type_
+
+
+def _ort_type(elem_type):
+    import onnx
+
+    dt = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type))
+    return "tensor(" + {"float32": "float", "float64": "double"}.get(dt.name, dt.name) + ")"
+
+
+class DeviceSession:
+    """The artifact on the session's device, with the calls the scripts make on a local session:
+    get_inputs / get_outputs (read from the ONNX graph here), run (one device job), run_many
+    (one job for many feeds) and time (timed on the device). See aipc_toolbox/device.py."""
+
+    RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device_runner.py")
+
+    def __init__(self, path, threads=None):
+        import onnx
+
+        model = onnx.load(path, load_external_data=False)
+        inits = {i.name for i in model.graph.initializer}
+
+        def args(values):
+            out = []
+            for v in values:
+                t = v.type.tensor_type
+                dims = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.shape.dim]
+                out.append(_Arg(v.name, dims, _ort_type(t.elem_type)))
+            return out
+
+        self.path, self.threads = path, threads
+        self._inputs = args(v for v in model.graph.input if v.name not in inits)
+        self._outputs = args(model.graph.output)
+        self.bundle = [path] + [os.path.join(os.path.dirname(path), loc) for loc, ok in external_files(model, path) if ok]
+
+    def get_inputs(self):
+        return self._inputs
+
+    def get_outputs(self):
+        return self._outputs
+
+    def _ordered(self, feed_dict):
+        return [feed_dict[i.name] for i in self._inputs if i.name in feed_dict]
+
+    def run_many(self, feeds):
+        from aipc_toolbox import device
+
+        calls = [self._ordered(f) for f in feeds]
+        arrays, counts = device.pack_calls(calls)
+        job = {"op": "run", "artifact": os.path.basename(self.path), "threads": self.threads, "inputs": counts}
+        _, outputs = device.run_job(self.RUNNER, job, arrays, self.bundle)
+        return device.unpack_outputs(outputs, len(calls))
+
+    def run(self, _names, feed_dict):
+        return self.run_many([feed_dict])[0]
+
+    def time(self, feed_dict, warmup, iters, max_s):
+        """Latencies in ms of session.run on the device."""
+        from aipc_toolbox import device
+
+        arrays, counts = device.pack_calls([self._ordered(feed_dict)])
+        job = {"op": "time", "artifact": os.path.basename(self.path), "threads": self.threads, "inputs": counts,
+               "warmup": warmup, "iters": iters, "max_s": max_s}
+        result, _ = device.run_job(self.RUNNER, job, arrays, self.bundle)
+        return np.array(result["times_ms"], dtype=float)
+
+
+def run_many(sess, feeds):
+    """Outputs of every feed dict: one device job for all of them on a device, else in turn."""
+    if isinstance(sess, DeviceSession):
+        return sess.run_many(feeds)
+    return [sess.run(None, f) for f in feeds]
+
+
 def session(path, threads=None):
+    """An onnxruntime session on the CPU execution provider: in-process, or a DeviceSession when
+    the session runs on a device (aipc.toml [device])."""
+    from aipc_toolbox import device
+
+    if device.remote():
+        return DeviceSession(path, threads)
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -128,9 +214,11 @@ def run_all(sess, inputs, size=64):
 
     fb = fixed_batch(sess)
     size = fb or size
+    parts = list(chunks(inputs, size, fb is not None))
+    results = run_many(sess, [feed(sess, list(part)) for part, _ in parts])
     outs = None
-    for part, used in chunks(inputs, size, fb is not None):
-        ys = [np.asarray(y)[:used] for y in sess.run(None, feed(sess, list(part)))]
+    for (_, used), result in zip(parts, results):
+        ys = [np.asarray(y)[:used] for y in result]
         outs = [[y] for y in ys] if outs is None else [o + [y] for o, y in zip(outs, ys)]
     return [np.concatenate(o) for o in outs]
 

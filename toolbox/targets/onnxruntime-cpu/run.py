@@ -19,14 +19,14 @@ import time
 
 import numpy as np
 
-from aipc_toolbox import emit, feed
+from aipc_toolbox import device, emit, feed
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import rebatch
 
 
 def body(a):
     from ortcommon import feed as feed_dict
-    from ortcommon import require_artifact, session
+    from ortcommon import require_artifact, run_many, session
 
     path = require_artifact(a["artifact"])
     p = Project()
@@ -37,7 +37,8 @@ def body(a):
     t0 = time.monotonic()
     sess = session(path)
     load_s = time.monotonic() - t0
-    emit.note(f"loaded {path} (onnxruntime, CPUExecutionProvider) in {load_s * 1000:.1f} ms")
+    emit.note(f"loaded {path} (onnxruntime, CPUExecutionProvider) in {load_s * 1000:.1f} ms"
+              + (f"; it runs on the device {device.name()}" if device.remote() else ""))
     emit.note("feeding " + ", ".join(f"{i.name}{tuple(x.shape)}:{x.dtype}" for i, x in zip(sess.get_inputs(), arrays)))
     t0 = time.monotonic()
     outs = sess.run(None, feed_dict(sess, arrays))
@@ -49,11 +50,13 @@ def body(a):
         origin = feed.where(p)
         expected = [{"name": i.name, "shape": i.shape, "dtype": feed.dtype_name(i.type)} for i in sess.get_inputs()]
         emit.note(f"feeding the {len(run_items)} run inputs of {origin} (aipc.toml run_inputs) as the app builds them")
+        feeds = []
         for k, item in enumerate(run_items):
             arrays_k = [t if isinstance(t, np.ndarray) else t.numpy() for t in item]
             feed.check_preprocessing(origin, k, item, expected, builders[k])
             emit.note(f"run input {k}: " + ", ".join(f"{e['name']}{tuple(x.shape)}:{x.dtype}" for e, x in zip(expected, arrays_k)))
-            ys = sess.run(None, feed_dict(sess, arrays_k))
+            feeds.append(feed_dict(sess, arrays_k))
+        for ys in run_many(sess, feeds):
             finite = finite and all(np.isfinite(np.asarray(y)).all() for y in ys if np.issubdtype(np.asarray(y).dtype, np.floating))
     for name, shape in shapes.items():
         emit.note(f"output {name}: {shape}")
