@@ -2,7 +2,9 @@
 # Install the Debian packages aipc needs and that are missing: cmake, clang and libclang-dev
 # (llama-cpp-sys-2 compiles llama.cpp and runs bindgen), g++ and make, git, python3 with pip and
 # venv (the toolchains and `aipc model fetch`), bubblewrap (the sandbox every session command
-# runs in), and tmux (only with --tests: the end-to-end terminal tests). Nothing happens when all are present. Needs root for apt-get; otherwise it
+# runs in), and tmux and openssh-server (only with --tests: the end-to-end terminal tests, and the
+# device runner's tests, which start an OpenSSH server on localhost; tests/device.rs). Nothing
+# happens when all are present. Needs root for apt-get; otherwise it
 # prints the command to run and exits 1.
 #
 # Usage: scripts/install-system-packages.sh [--tests]
@@ -21,6 +23,8 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 if [ "${1:-}" = "--tests" ]; then
     command -v tmux >/dev/null || need+=(tmux)
+    [ -x /usr/sbin/sshd ] || need+=(openssh-server)
+    command -v ssh >/dev/null || need+=(openssh-client)
 fi
 if [ "${#need[@]}" -eq 0 ]; then
     echo "[system packages] all present" >&2
