@@ -114,6 +114,54 @@ pub fn diagnose(data_dir: Option<&Path>, only_target: Option<&str>) -> Diagnosis
     }
 }
 
+/// The device of a `[device]` table answers, its runner starts, and which runtimes it imports
+/// (docs/device.md).
+pub fn device_check(config: &crate::device::DeviceConfig) -> Check {
+    use crate::device::job::JobRunner;
+    let name = format!("device {}", config.describe());
+    if config.is_local() {
+        return check(&name, Status::Ok, "executions run on the build host", None);
+    }
+    let here = std::env::current_dir().unwrap_or_default();
+    let runner = JobRunner::new(
+        crate::device::transport::open(config),
+        config.clone(),
+        &format!("doctor-{}", std::process::id()),
+        here,
+    );
+    let fix = Some(
+        "check host/serial, keys and known_hosts, and `runner` in [device] (docs/device.md)"
+            .to_string(),
+    );
+    let result = runner
+        .probe()
+        .and_then(|python| Ok((python, runner.runtimes()?)));
+    runner.clean_up();
+    match result {
+        Ok((python, runtimes)) => check(
+            &name,
+            Status::Ok,
+            format!(
+                "reachable; {} is python {python}; {runtimes}",
+                config.runner()
+            ),
+            None,
+        ),
+        Err(crate::device::job::JobError::Device {
+            step,
+            attempts,
+            message,
+            ..
+        }) => check(
+            &name,
+            Status::NotReady,
+            format!("step `{step}` failed after {attempts} attempt(s): {message}"),
+            fix,
+        ),
+        Err(e) => check(&name, Status::NotReady, e.to_string(), fix),
+    }
+}
+
 /// The command sandbox starts here (docs/sandbox.md): probed in a throwaway folder.
 fn sandbox_check() -> Check {
     let probe = tempfile::tempdir()

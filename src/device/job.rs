@@ -187,6 +187,25 @@ impl JobRunner {
         Ok(out.stdout.trim().to_string())
     }
 
+    /// Which runtimes the device's runner imports: `numpy 1.26.4, onnxruntime 1.23.2,
+    /// executorch.runtime missing` (for `aipc doctor`).
+    pub(crate) fn runtimes(&self) -> Result<String, JobError> {
+        let script = "import importlib\nfor m in ('numpy', 'onnxruntime', 'executorch.runtime'):\n    try:\n        x = importlib.import_module(m)\n        print(m, getattr(x, '__version__', 'present'))\n    except Exception as e:\n        print(m, 'missing')\n";
+        let command = format!("{} -c {}", self.config.runner(), quote(script));
+        let timeout = Duration::from_secs(self.config.connect_timeout_s + 120);
+        let mut retries = 0;
+        let out = self.step("probe runtimes", &mut retries, || {
+            self.transport.exec(&command, timeout)
+        })?;
+        Ok(out
+            .stdout
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(", "))
+    }
+
     /// Remove the session's folder on the device (best effort, at the session's end).
     pub(crate) fn clean_up(&self) {
         let _ = self.transport.exec(
