@@ -364,3 +364,24 @@ fn binary_log_lines_are_shown_escaped() {
         "{text}"
     );
 }
+
+#[test]
+fn a_session_on_a_device_names_it_in_the_status_bar_and_the_transcript() {
+    let mut s = Script::new();
+    s.push(Event::SessionPolicy {
+        sandbox: "strict".into(),
+        sandbox_chosen_by: "default".into(),
+        sandbox_detail: "strict: /w writable, network off".into(),
+        sandbox_version: "bubblewrap 0.8.0".into(),
+        approve_all: false,
+        device: "rb5 (ssh) (python 3.11.2)".into(),
+        toolbox: "/t".into(),
+        toolbox_digest: "0123456789abcdef".into(),
+        toolbox_files: Default::default(),
+    });
+    through_export(&mut s);
+    let state = s.state();
+    let mut app = App::new(false);
+    let terminal = render(&state, &mut app, 120, 30, s.now());
+    insta::assert_snapshot!("on_a_device", terminal.backend());
+}

@@ -112,7 +112,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &TuiState, app: &App, now_ms: 
             .split(" (python")
             .next()
             .unwrap_or(&policy.device);
-        segments.push((fit(&format!("on {name}"), 28), 2));
+        segments.push((fit(&format!("on {name}"), 28), 5));
     }
     if let Some(rate) = state.model.last_tokens_per_s {
         segments.push((format!("{rate:.1} tok/s"), 4));
