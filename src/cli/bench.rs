@@ -53,6 +53,10 @@ pub(crate) enum BenchWhat {
         /// Runs in parallel.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
+        /// Every run executes its run, accuracy and performance stages on the device of this
+        /// file's `[device]` table (`aipc run --device`, docs/device.md).
+        #[arg(long, value_name = "FILE")]
+        device: Option<PathBuf>,
         /// Output folder (project copies, sessions, deploybench.md/.json); default: a new
         /// folder under the aipc cache.
         #[arg(long)]
@@ -173,6 +177,7 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             model,
             threads,
             jobs,
+            device,
             out,
             baseline,
             json,
@@ -185,6 +190,7 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             model,
             threads,
             jobs,
+            device,
             out,
             baseline,
             json,
@@ -284,6 +290,7 @@ struct BenchDeployArgs {
     model: Option<String>,
     threads: Option<u32>,
     jobs: usize,
+    device: Option<PathBuf>,
     out: Option<PathBuf>,
     baseline: Option<PathBuf>,
     json: bool,
@@ -293,6 +300,22 @@ struct BenchDeployArgs {
 /// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails.
 fn deploy(args: BenchDeployArgs) -> i32 {
     use crate::bench::deploy::{self as deploybench, Arm};
+    if let Some(file) = &args.device {
+        match crate::device::DeviceConfig::from_file(file) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                eprintln!(
+                    "error: --device {}: no [device] table (docs/device.md)",
+                    file.display()
+                );
+                return exit::USAGE;
+            }
+            Err(e) => {
+                eprintln!("error: --device: {e}");
+                return exit::USAGE;
+            }
+        }
+    }
     let data = match crate::datadir::locate(args.data_dir.as_deref()) {
         Ok(dir) => dir,
         Err(message) => {
@@ -362,10 +385,18 @@ fn deploy(args: BenchDeployArgs) -> i32 {
         },
         trials: args.trials,
         model: args.model,
-        run_flags: args
-            .threads
-            .map(|t| vec!["--threads".to_string(), t.to_string()])
-            .unwrap_or_default(),
+        run_flags: {
+            let mut flags: Vec<String> = args
+                .threads
+                .map(|t| vec!["--threads".to_string(), t.to_string()])
+                .unwrap_or_default();
+            if let Some(device) = &args.device {
+                // Each run reads the file itself; an absolute path survives its project copy.
+                let device = std::path::absolute(device).unwrap_or_else(|_| device.clone());
+                flags.extend(["--device".to_string(), device.display().to_string()]);
+            }
+            flags
+        },
         jobs: args.jobs.max(1),
         out_dir: out_dir.clone(),
     };
