@@ -300,21 +300,13 @@ struct BenchDeployArgs {
 /// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails.
 fn deploy(args: BenchDeployArgs) -> i32 {
     use crate::bench::deploy::{self as deploybench, Arm};
-    if let Some(file) = &args.device {
-        match crate::device::DeviceConfig::from_file(file) {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                eprintln!(
-                    "error: --device {}: no [device] table (docs/device.md)",
-                    file.display()
-                );
-                return exit::USAGE;
-            }
-            Err(e) => {
-                eprintln!("error: --device: {e}");
-                return exit::USAGE;
-            }
-        }
+    if let Some(Err(message)) = args
+        .device
+        .as_deref()
+        .map(crate::device::DeviceConfig::from_flag)
+    {
+        eprintln!("error: {message}");
+        return exit::USAGE;
     }
     let data = match crate::datadir::locate(args.data_dir.as_deref()) {
         Ok(dir) => dir,

@@ -76,21 +76,16 @@ pub(crate) async fn run(args: RunArgs, data_dir: Option<PathBuf>) -> i32 {
             return exit::USAGE;
         }
     };
-    let device = match &args.device {
-        Some(file) => match crate::device::DeviceConfig::from_file(file) {
-            Ok(Some(device)) => Some(device),
-            Ok(None) => {
-                eprintln!(
-                    "error: --device {}: the file has no [device] table (docs/device.md)",
-                    file.display()
-                );
-                return exit::USAGE;
-            }
-            Err(e) => {
-                eprintln!("error: --device: {e}");
-                return exit::USAGE;
-            }
-        },
+    let device = match args
+        .device
+        .as_deref()
+        .map(crate::device::DeviceConfig::from_flag)
+    {
+        Some(Ok(device)) => Some(device),
+        Some(Err(message)) => {
+            eprintln!("error: {message}");
+            return exit::USAGE;
+        }
         None => None,
     };
     let request = Request {

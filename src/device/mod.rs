@@ -149,6 +149,18 @@ impl DeviceConfig {
         DeviceConfig::from_toml(&String::from_utf8_lossy(&bytes), &file)
     }
 
+    /// The `[device]` table of a `--device <file>` flag: the file must have one.
+    pub fn from_flag(path: &Path) -> Result<DeviceConfig, String> {
+        match DeviceConfig::from_file(path) {
+            Ok(Some(config)) => Ok(config),
+            Ok(None) => Err(format!(
+                "--device {}: the file has no [device] table (docs/device.md)",
+                path.display()
+            )),
+            Err(e) => Err(format!("--device: {e}")),
+        }
+    }
+
     /// The project's `[device]` table (`aipc.toml`), `None` when it has none or no aipc.toml.
     pub fn from_project(project: &Path) -> Result<Option<DeviceConfig>, DeviceConfigError> {
         let path = project.join("aipc.toml");

@@ -288,6 +288,24 @@ impl Ssh {
     }
 }
 
+impl Ssh {
+    /// The end of a tar stream through ssh: a broken stream is a lost connection; the device's
+    /// tar failing is not.
+    fn streamed(&self, what: &str, remote: &str, f: Finished) -> Result<(), StepError> {
+        let f = self.judge(what, f)?;
+        match (f.code, &f.io_error) {
+            (Some(0), None) => Ok(()),
+            (Some(0), Some(e)) => Err(StepError::transient(format!(
+                "{what} {remote}: the stream broke: {e}"
+            ))),
+            (code, _) => Err(StepError::fatal(format!(
+                "{what} {remote}: the device's tar exited {code:?}: {}",
+                last_line(&f.stderr)
+            ))),
+        }
+    }
+}
+
 impl Transport for Ssh {
     fn push(
         &self,
@@ -305,15 +323,7 @@ impl Transport for Ssh {
             None,
         )
         .map_err(StepError::fatal)?;
-        let f = self.judge("push", f)?;
-        match (f.code, &f.io_error) {
-            (Some(0), None) => Ok(()),
-            (Some(0), Some(e)) => Err(StepError::transient(format!("push: the stream broke: {e}"))),
-            (code, _) => Err(StepError::fatal(format!(
-                "push into {remote}: the device's tar exited {code:?}: {}",
-                last_line(&f.stderr)
-            ))),
-        }
+        self.streamed("push into", remote, f)
     }
 
     fn exec(&self, command: &str, timeout: Duration) -> Result<ExecOutput, StepError> {
@@ -339,15 +349,7 @@ impl Transport for Ssh {
             Some(Box::new(move |r| unpack_tar(r, &into))),
         )
         .map_err(StepError::fatal)?;
-        let f = self.judge("pull", f)?;
-        match (f.code, &f.io_error) {
-            (Some(0), None) => Ok(()),
-            (Some(0), Some(e)) => Err(StepError::transient(format!("pull: the stream broke: {e}"))),
-            (code, _) => Err(StepError::fatal(format!(
-                "pull from {remote}: the device's tar exited {code:?}: {}",
-                last_line(&f.stderr)
-            ))),
-        }
+        self.streamed("pull from", remote, f)
     }
 }
 
