@@ -179,11 +179,19 @@ pub fn recorded_session(
             .and_then(|m| m.extra.get(key))
             .is_none_or(|v| v != "false")
     };
+    // The device the session ran on (`--device` or its aipc.toml then); none recorded: the
+    // project's aipc.toml now.
+    let device = recording
+        .meta()
+        .and_then(|m| m.extra.get("device"))
+        .filter(|v| !v.is_empty())
+        .and_then(|v| serde_json::from_str(v).ok());
     let options = EngineOptions {
         batch,
         offer_skills: recorded_flag("offer_skills"),
         classified_evidence: recorded_flag("classified_evidence"),
         narrow_choices: recorded_flag("narrow_choices"),
+        device,
         ..EngineOptions::default()
     }
     .guarded(guard);

@@ -225,6 +225,7 @@ struct Session {
     stderr: String,
     events: Vec<Value>,
     report: Option<Value>,
+    meta: Option<Value>,
     _dir: tempfile::TempDir,
 }
 
@@ -291,6 +292,9 @@ fn deploy(target: &str, device: &str, env: &[(&str, String)]) -> Session {
     let session = std::fs::read_dir(&sessions)
         .ok()
         .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())));
+    let meta = session.as_ref().and_then(|s| {
+        serde_json::from_str(&std::fs::read_to_string(s.join("meta.json")).ok()?).ok()
+    });
     let (events, report) = match session {
         Some(s) => (
             std::fs::read_to_string(s.join("events.jsonl"))
@@ -310,6 +314,7 @@ fn deploy(target: &str, device: &str, env: &[(&str, String)]) -> Session {
         stderr,
         events,
         report,
+        meta,
         _dir: dir,
     }
 }
@@ -394,6 +399,12 @@ fn a_device_lost_for_good_ends_the_session_with_exit_3_naming_host_and_step() {
         session.tail()
     );
     assert!(session.stderr.contains("aipc resume"), "{}", session.tail());
+    // `aipc resume` finds the device the session ran on (given by --device) in meta.json.
+    let recorded = session.meta.as_ref().expect("meta.json")["extra"]["device"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(recorded.contains("\"name\":\"test-board\""), "{recorded}");
 }
 
 #[test]

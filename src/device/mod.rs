@@ -14,14 +14,14 @@ pub(crate) mod job;
 pub(crate) mod proxy;
 pub(crate) mod transport;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub(crate) use proxy::DeviceLink;
 
 /// How the device is reached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
     /// The build host itself (no transport).
@@ -43,8 +43,9 @@ impl DeviceKind {
     }
 }
 
-/// The `[device]` table.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// The `[device]` table (also recorded in a session's meta.json, so that `aipc resume` and
+/// `aipc rerun` use the device the session ran on).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
     #[serde(default)]

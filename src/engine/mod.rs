@@ -280,6 +280,15 @@ impl Engine {
                     "narrow_choices".to_string(),
                     setup.options.narrow_choices.to_string(),
                 ),
+                (
+                    "device".to_string(),
+                    setup
+                        .options
+                        .device
+                        .as_ref()
+                        .and_then(|d| serde_json::to_string(d).ok())
+                        .unwrap_or_default(),
+                ),
             ]
             .into(),
         };
