@@ -325,6 +325,84 @@ fn data_checks(dir: &Path, only_target: Option<&str>, checks: &mut Vec<Check>) {
     {
         checks.push(toolchain_check(&Toolchain::locate(&toolbox, target)));
     }
+    // The Qualcomm SDK is needed only by the qairt targets: not ready when one was asked for.
+    if all.iter().any(|t| t.starts_with("qairt")) {
+        let asked = only_target.is_some_and(|t| t.starts_with("qairt"));
+        if asked || only_target.is_none() {
+            checks.push(qairt_sdk_check(asked));
+        }
+    }
+}
+
+/// Tools of the QNN flow and the backends it loads (docs/qairt.md).
+const QAIRT_TOOLS: &[&str] = &[
+    "qnn-onnx-converter",
+    "qnn-model-lib-generator",
+    "qnn-context-binary-generator",
+    "qnn-net-run",
+    "qnn-profile-viewer",
+];
+const QAIRT_BACKENDS: &[&str] = &["libQnnCpu.so", "libQnnHtp.so"];
+
+/// `$QAIRT_SDK_ROOT` (else `$QNN_SDK_ROOT`): its version and exactly which tools and backends of
+/// the QNN flow are missing. `needed`: a qairt target was asked for, so a gap is not ready;
+/// otherwise it is reported as ok with a note (no other target needs the SDK).
+fn qairt_sdk_check(needed: bool) -> Check {
+    let status = if needed { Status::NotReady } else { Status::Ok };
+    let root = ["QAIRT_SDK_ROOT", "QNN_SDK_ROOT"].iter().find_map(|name| {
+        std::env::var(name)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map(|v| (*name, v))
+    });
+    let Some((name, root)) = root else {
+        return check(
+            "QAIRT SDK",
+            status,
+            "QAIRT_SDK_ROOT is not set (only the qairt-qnn target needs the Qualcomm AI Runtime SDK)",
+            needed.then(|| {
+                "install the QAIRT SDK from Qualcomm and `export QAIRT_SDK_ROOT=<its folder>` (docs/qairt.md)"
+                    .to_string()
+            }),
+        );
+    };
+    let root = Path::new(&root);
+    let host = "x86_64-linux-clang";
+    let mut missing: Vec<String> = QAIRT_TOOLS
+        .iter()
+        .map(|t| root.join("bin").join(host).join(t))
+        .chain(
+            QAIRT_BACKENDS
+                .iter()
+                .map(|b| root.join("lib").join(host).join(b)),
+        )
+        .filter(|p| !p.is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !root.is_dir() {
+        missing = vec![format!("{} itself", root.display())];
+    }
+    let version = std::fs::read_to_string(root.join("version.txt"))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_else(|_| "no version.txt".into());
+    if missing.is_empty() {
+        check(
+            "QAIRT SDK",
+            Status::Ok,
+            format!(
+                "{name}={} ({version}); the QNN tools and backends for {host} are there",
+                root.display()
+            ),
+            None,
+        )
+    } else {
+        check(
+            "QAIRT SDK",
+            status,
+            format!("{name}={} ({version}) lacks: {}", root.display(), missing.join(", ")),
+            needed.then(|| "point QAIRT_SDK_ROOT at a complete QAIRT SDK for x86_64-linux-clang (docs/qairt.md)".to_string()),
+        )
+    }
 }
 
 /// A target's venv: ready (and still holding what was installed), or the setup command.

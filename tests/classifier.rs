@@ -11,7 +11,7 @@ use std::path::PathBuf;
 const ORT: &str = "onnxruntime-cpu";
 const ET: &str = "executorch-xnnpack";
 /// Not a selectable target yet (no contract): its table is tested on the quoted messages.
-const QAIRT: &str = "qairt";
+const QAIRT: &str = "qairt-qnn";
 const TARGETS: [&str; 3] = [ORT, ET, QAIRT];
 
 fn root() -> PathBuf {

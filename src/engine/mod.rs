@@ -491,7 +491,8 @@ fn open_sandbox(
     visible.extend(toolchain.venv.iter().cloned());
     visible.extend(extra_visible.iter().cloned());
     // Programs and modules the environment points at (a tool folder under /tmp stays visible).
-    for name in ["PATH", "PYTHONPATH"] {
+    // (The QAIRT SDK too, wherever it is installed: docs/qairt.md.)
+    for name in ["PATH", "PYTHONPATH", "QAIRT_SDK_ROOT"] {
         if let Some(value) = std::env::var_os(name) {
             visible.extend(std::env::split_paths(&value).filter(|p| p.is_absolute()));
         }

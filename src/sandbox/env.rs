@@ -16,6 +16,7 @@ const NAMES: &[&str] = &[
     "VIRTUAL_ENV",
     "LD_LIBRARY_PATH",
     "QNN_SDK_ROOT",
+    "QAIRT_SDK_ROOT",
     "CUDA_VISIBLE_DEVICES",
     "SOURCE_DATE_EPOCH",
     "NO_COLOR",

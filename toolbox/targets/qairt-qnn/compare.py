@@ -1,0 +1,37 @@
+"""qairt-qnn target, tool `compare`: the artifact against eager PyTorch on real samples. The
+project's eval_data runs through the eager model (FP32 reference) and through qnn-net-run (on the
+device when the session has one): the FP library on the CPU backend (libQnnCpu.so), the INT8
+context binary on the HTP backend (libQnnHtp.so), in chunks of the net's fixed batch.
+
+Metrics: ran, finite (1/0), and aipc_toolbox/metrics.py's cosine, cosine_mean, cosine_min,
+max_abs_err, top1_agreement, task_acc_ref, task_acc_target, acc_drop_points, samples; kind.
+"""
+import numpy as np
+
+from aipc_toolbox import emit, metrics
+from aipc_toolbox.project import Project
+from aipc_toolbox.tensors import eager_outputs, take
+
+
+def body(a):
+    import qnncommon as q
+
+    path = a["artifact"]
+    net = q.net_of(path)
+    p = Project()
+    inputs, labels = p.eval_data()
+    inputs = take(inputs, a["samples"])
+    labels = labels[: inputs[0].shape[0]] if labels is not None else None
+    ref = eager_outputs(p.load_model(), inputs)
+    out = q.run_all(path, [t.numpy() for t in inputs])
+    finite = all(np.isfinite(o).all() for o in out)
+    m = metrics.compare(ref[0], out[0], None if labels is None else labels.numpy())
+    emit.note(f"{path} (qnn-net-run) vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (min {m['cosine_min']:.6f}), "
+              f"top-1 agreement {m['top1_agreement']:.4f}, accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} "
+              f"({m['acc_drop_points']:+.2f} points drop)")
+    m.update({"artifact": path, "ran": 1, "finite": int(finite), "kind": "int8" if net.get("quantization") else "fp"})
+    return m
+
+
+if __name__ == "__main__":
+    emit.main("compare", __file__, "accuracy", body)
