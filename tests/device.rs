@@ -253,6 +253,11 @@ impl Session {
 /// Deploy a fresh copy of digits-cnn on `target` with the scripted model and `device` as the
 /// `--device` file; `env` is added to aipc's environment.
 fn deploy(target: &str, device: &str, env: &[(&str, String)]) -> Session {
+    deploy_example(target, device, env)
+}
+
+/// As [`deploy`], for any target with a `digits-cnn.<target>.jsonl` script.
+fn deploy_example(target: &str, device: &str, env: &[(&str, String)]) -> Session {
     let label = format!("digits-cnn on {target} (device)");
     let dir = tempfile::tempdir().expect("temp dir");
     let project = dir.path().join("digits-cnn");
@@ -320,7 +325,7 @@ fn deploy(target: &str, device: &str, env: &[(&str, String)]) -> Session {
 }
 
 /// Deployed, with run, accuracy and performance executed on the device.
-fn assert_deployed_on_device(session: &Session) {
+fn assert_deployed_on_device(session: &Session, min_jobs: usize) {
     assert_eq!(session.exit_code, Some(0), "{}", session.tail());
     let report = session.report.as_ref().expect("report.json");
     assert!(
@@ -332,9 +337,7 @@ fn assert_deployed_on_device(session: &Session) {
         report["device"]
     );
     let notes = session.device_notes();
-    // run: fp32, int8 (2 jobs each: example, run inputs when set) and the app path; accuracy:
-    // two compares; performance: a compare and the latency.
-    assert!(notes.len() >= 6, "{notes:?}\n{}", session.tail());
+    assert!(notes.len() >= min_jobs, "{notes:?}\n{}", session.tail());
     assert!(
         session.stderr.contains("device test-board"),
         "{}",
@@ -347,7 +350,7 @@ fn digits_cnn_deploys_on_onnxruntime_cpu_over_ssh() {
     let sshd = Sshd::start();
     let remote = tempfile::tempdir().expect("device folder");
     let session = deploy(ORT, &ssh_device(&sshd, sshd.port, ORT, remote.path()), &[]);
-    assert_deployed_on_device(&session);
+    assert_deployed_on_device(&session, 6);
     // The session's folder on the device is gone at the end.
     let left: Vec<_> = std::fs::read_dir(remote.path())
         .expect("device folder")
@@ -363,7 +366,7 @@ fn digits_cnn_deploys_on_executorch_xnnpack_over_ssh_through_a_dropped_connectio
     let relay = Relay::start(sshd.port, 4, Duration::from_millis(1500));
     let remote = tempfile::tempdir().expect("device folder");
     let session = deploy(ET, &ssh_device(&sshd, relay.port, ET, remote.path()), &[]);
-    assert_deployed_on_device(&session);
+    assert_deployed_on_device(&session, 6);
     let notes = session.device_notes();
     assert!(
         notes
@@ -424,6 +427,31 @@ fn an_unreachable_device_stops_the_start_with_exit_3() {
     );
 }
 
+#[test]
+fn digits_cnn_deploys_on_qairt_qnn_over_ssh_against_the_stand_in_sdk() {
+    let sshd = Sshd::start();
+    let remote = tempfile::tempdir().expect("device folder");
+    let standin = data_dir().join("tests/data/qairt-standin");
+    let bin = venv_python(ORT)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    // The device has the SDK (the stand-in, tests only) and a Python with numpy for its tools.
+    let device = format!(
+        "{}env = {{ QAIRT_SDK_ROOT = \"{}\", PATH = \"{}:/usr/local/bin:/usr/bin:/bin\" }}\n",
+        ssh_device(&sshd, sshd.port, ORT, remote.path()),
+        standin.display(),
+        bin.display()
+    );
+    let session = deploy_example(
+        "qairt-qnn",
+        &device,
+        &[("QAIRT_SDK_ROOT", standin.display().to_string())],
+    );
+    // run: the FP and INT8 artifacts; accuracy: both again; performance: the profile.
+    assert_deployed_on_device(&session, 5);
+}
+
 fn adb_device(remote: &Path) -> String {
     format!(
         "[device]\nkind = \"adb\"\nname = \"test-board\"\nserial = \"emulator-5554\"\nprogram = \"{}\"\n\
@@ -438,7 +466,7 @@ fn adb_device(remote: &Path) -> String {
 fn digits_cnn_deploys_on_onnxruntime_cpu_over_an_adb_stand_in() {
     let remote = tempfile::tempdir().expect("device folder");
     let session = deploy(ORT, &adb_device(remote.path()), &[]);
-    assert_deployed_on_device(&session);
+    assert_deployed_on_device(&session, 6);
     let left: Vec<_> = std::fs::read_dir(remote.path())
         .expect("device folder")
         .collect();
