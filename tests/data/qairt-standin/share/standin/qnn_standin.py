@@ -174,6 +174,11 @@ def converter(argv):
     sess = session(model.SerializeToString())
     zeros = {i["name"]: np.zeros(i["dims"], np.float32) for i in inputs}
     outputs = [{"name": o.name, "dims": list(y.shape)} for o, y in zip(sess.get_outputs(), sess.run(None, zeros))]
+    if a.float_bitwidth == 16:  # FP16 weights, as the HTP would hold them
+        for init in model.graph.initializer:
+            w = numpy_helper.to_array(init)
+            if w.dtype == np.float32:
+                init.CopyFrom(numpy_helper.from_array(w.astype(np.float16).astype(np.float32), init.name))
     quant = None
     if a.input_list:
         samples = read_input_list(a.input_list, inputs)
