@@ -40,6 +40,7 @@ fn table(target: &str) -> &'static Classifier {
 }
 
 /// One fixture and what the classifier must make of it.
+#[derive(Clone)]
 struct Case {
     target: &'static str,
     /// Relative to `tests/data/`.
@@ -444,6 +445,7 @@ const CASES: &[Case] = &[
     case(QAIRT, "qairt/model-not-found.txt", "qairt.model_not_found", "bad-artifact", &[("model", "model.onnx")]),
     case(QAIRT, "qairt/cpp-ext.txt", "qairt.cpp_ext", "bad-artifact", &[("path", "model.cpp")]),
     case(QAIRT, "qairt/qnn-sdk-missing.txt", "env.qnn_sdk_missing", "toolchain-broken", &[]),
+    case(QAIRT, "qairt/qairt-sdk-root-unset.txt", "qairt.sdk_missing", "toolchain-broken", &[]),
     case(QAIRT, "qairt/warning-not-blocker.txt", "qairt.warning_not_blocker", "not-a-blocker", &[("warning", "MaxPool: unsupported version")]),
     // ---- silent failures: partial delegation, latency
     gated(ET, "synthetic/inspect-partial-delegation.txt", "delegation", &["delegated_ratio >= 0.9=0.6250"],
@@ -504,7 +506,7 @@ fn tables_load_with_unique_ids() {
 #[test]
 fn every_fixture_gets_its_signature_class_and_facts() {
     let mut wrong = Vec::new();
-    for case in CASES {
+    for case in &all_cases() {
         let ev = table(case.target).classify(&failure(case), true);
         let mut problems = Vec::new();
         if ev.signature != case.id {
@@ -535,10 +537,36 @@ fn every_fixture_gets_its_signature_class_and_facts() {
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
 
+/// Every case, plus onnxruntime-cpu's cases again on qairt-qnn for the signatures qairt-qnn
+/// includes from the shared tables (its export is onnxruntime-cpu's: the same messages).
+fn all_cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = CASES.to_vec();
+    let qairt_ids: BTreeSet<String> = table(QAIRT)
+        .signatures()
+        .iter()
+        .map(|s| s.id().to_string())
+        .collect();
+    let own: BTreeSet<&str> = CASES
+        .iter()
+        .filter(|c| c.target == QAIRT)
+        .map(|c| c.id)
+        .collect();
+    for case in CASES.iter().filter(|c| c.target == ORT) {
+        if qairt_ids.contains(case.id) && !own.contains(case.id) {
+            cases.push(Case {
+                target: QAIRT,
+                ..case.clone()
+            });
+        }
+    }
+    cases
+}
+
 #[test]
 fn every_signature_is_exercised_by_a_fixture() {
     for target in TARGETS {
-        let hit: BTreeSet<&str> = CASES
+        let cases = all_cases();
+        let hit: BTreeSet<&str> = cases
             .iter()
             .filter(|c| c.target == target)
             .map(|c| c.id)

@@ -291,7 +291,7 @@ fn without_the_sdk_the_env_check_names_the_variable_and_doctor_the_fix() {
         log.contains("QAIRT_SDK_ROOT environment variable not set"),
         "{log}"
     );
-    assert_eq!(classify(&log).signature, "env.qnn_sdk_missing", "{log}");
+    assert_eq!(classify(&log).signature, "qairt.sdk_missing", "{log}");
 
     let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
         .arg("--data-dir")
