@@ -33,6 +33,17 @@ const DEPLOY_STAGES: [&str; 6] = [
     "performance",
 ];
 const FLOW_STAGES: [&str; 6] = ["split", "backbone", "features", "extract", "adapt", "cost"];
+/// The Qualcomm AI Runtime target (docs/qairt.md; its tasks need QAIRT_SDK_ROOT) and its agent
+/// and judged stages.
+const QAIRT: &str = "qairt-qnn";
+const QAIRT_STAGES: [&str; 6] = [
+    "export",
+    "convert",
+    "build",
+    "run",
+    "accuracy",
+    "performance",
+];
 
 /// What issue 7 asks the suite to cover, as `covers` labels.
 const REQUIRED_COVERS: &[&str] = &[
@@ -65,7 +76,9 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
     assert!(tasks.len() >= 12, "{} tasks", tasks.len());
     for task in &tasks {
         assert!(
-            TARGETS.contains(&task.target.as_str()) || FLOW_TARGETS.contains(&task.target.as_str()),
+            TARGETS.contains(&task.target.as_str())
+                || FLOW_TARGETS.contains(&task.target.as_str())
+                || task.target == QAIRT,
             "{}: target {}",
             task.name,
             task.target
@@ -90,6 +103,8 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
             .unwrap_or(&task.target);
         let suffix = if runtime == "onnxruntime-cpu" {
             "-ort"
+        } else if runtime == QAIRT {
+            "-qairt"
         } else {
             "-et"
         };
@@ -167,6 +182,8 @@ fn overlays_apply_and_the_merged_contract_loads() {
             .unwrap_or_else(|e| panic!("{}: {e}", task.name));
         let stages = if task.target.starts_with("llm-") {
             LLM_STAGES
+        } else if task.target == QAIRT {
+            QAIRT_STAGES
         } else if FLOW_TARGETS.contains(&task.target.as_str()) {
             FLOW_STAGES
         } else {
@@ -259,6 +276,7 @@ fn verify_files_parse_and_name_real_stages() {
         .chain(DEPLOY_STAGES)
         .chain(FLOW_STAGES)
         .chain(LLM_STAGES)
+        .chain(QAIRT_STAGES)
         .collect();
     for task in all_tasks() {
         let path = tasks_dir().join(&task.name).join("verify.toml");
