@@ -446,6 +446,8 @@ const CASES: &[Case] = &[
     case(QAIRT, "qairt/cpp-ext.txt", "qairt.cpp_ext", "bad-artifact", &[("path", "model.cpp")]),
     case(QAIRT, "qairt/qnn-sdk-missing.txt", "env.qnn_sdk_missing", "toolchain-broken", &[]),
     case(QAIRT, "qairt/qairt-sdk-root-unset.txt", "qairt.sdk_missing", "toolchain-broken", &[]),
+    gated(QAIRT, "qairt/int8-accuracy-gate.txt", "int8 matches eager", &["top1_agreement >= 0.98=0.9667", "acc_drop_points <= 1=1.1111"],
+          "qairt.int8_accuracy", "quantization-accuracy", &[("act_bw", "16"), ("weight_bw", "4"), ("metric", "top1_agreement")]),
     case(QAIRT, "qairt/warning-not-blocker.txt", "qairt.warning_not_blocker", "not-a-blocker", &[("warning", "MaxPool: unsupported version")]),
     // ---- silent failures: partial delegation, latency
     gated(ET, "synthetic/inspect-partial-delegation.txt", "delegation", &["delegated_ratio >= 0.9=0.6250"],

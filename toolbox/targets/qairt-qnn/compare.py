@@ -26,7 +26,9 @@ def body(a):
     out = q.run_all(path, [t.numpy() for t in inputs])
     finite = all(np.isfinite(o).all() for o in out)
     m = metrics.compare(ref[0], out[0], None if labels is None else labels.numpy())
-    emit.note(f"{path} (qnn-net-run) vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (min {m['cosine_min']:.6f}), "
+    q_ = net.get("quantization")
+    bits = f" (activations {q_['act_bw']} bit, weights {q_['weight_bw']} bit)" if q_ else ""
+    emit.note(f"{path}{bits} (qnn-net-run) vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (min {m['cosine_min']:.6f}), "
               f"top-1 agreement {m['top1_agreement']:.4f}, accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} "
               f"({m['acc_drop_points']:+.2f} points drop)")
     m.update({"artifact": path, "ran": 1, "finite": int(finite), "kind": "int8" if net.get("quantization") else "fp"})
