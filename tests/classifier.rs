@@ -448,6 +448,8 @@ const CASES: &[Case] = &[
     case(QAIRT, "qairt/qairt-sdk-root-unset.txt", "qairt.sdk_missing", "toolchain-broken", &[]),
     gated(QAIRT, "qairt/int8-accuracy-gate.txt", "int8 matches eager", &["top1_agreement >= 0.98=0.9667", "acc_drop_points <= 1=1.1111"],
           "qairt.int8_accuracy", "quantization-accuracy", &[("act_bw", "16"), ("weight_bw", "4"), ("metric", "top1_agreement")]),
+    gated(QAIRT, "qairt/latency-over-budget.txt", "latency", &["within_budget == 1=0.0000"],
+          "qairt.latency_over_budget", "latency", &[("artifact", "build/qnn/int8/output/model_int8.bin"), ("p50_ms", "5.030"), ("budget_ms", "2.0")]),
     case(QAIRT, "qairt/warning-not-blocker.txt", "qairt.warning_not_blocker", "not-a-blocker", &[("warning", "MaxPool: unsupported version")]),
     // ---- silent failures: partial delegation, latency
     gated(ET, "synthetic/inspect-partial-delegation.txt", "delegation", &["delegated_ratio >= 0.9=0.6250"],
