@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{copy_example, data_dir};
+use common::{data_dir, run_scripted_example};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -260,33 +260,11 @@ fn deploy(target: &str, device: &str, env: &[(&str, String)]) -> Session {
 fn deploy_example(target: &str, device: &str, env: &[(&str, String)]) -> Session {
     let label = format!("digits-cnn on {target} (device)");
     let dir = tempfile::tempdir().expect("temp dir");
-    let project = dir.path().join("digits-cnn");
-    std::fs::create_dir(&project).expect("project dir");
-    copy_example("digits-cnn", &project);
     let device_file = dir.path().join("device.toml");
     std::fs::write(&device_file, device).expect("device.toml");
-    let script = data_dir()
-        .join("tests/data/scripts")
-        .join(format!("digits-cnn.{target}.jsonl"));
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
-        .arg("--data-dir")
-        .arg(data_dir())
-        .arg("run")
-        .arg(&project)
-        .args([
-            "--batch",
-            "--no-toolchain-setup",
-            "--target",
-            target,
-            "--device",
-        ])
-        .arg(&device_file)
-        .arg("--model")
-        .arg(format!("scripted:{}", script.display()))
-        .envs(env.iter().map(|(k, v)| (k.to_string(), v.clone())))
-        .output()
-        .expect("run aipc");
+    let flags = ["--device".into(), device_file.into_os_string()];
+    let (project, out) = run_scripted_example(dir.path(), "digits-cnn", target, &flags, env);
     eprintln!(
         "device wall time: {label}: {:.1} s (exit {:?})",
         started.elapsed().as_secs_f64(),

@@ -14,7 +14,7 @@
 mod common;
 
 use aipc::evidence::{Classifier, Failure};
-use common::{copy_example, data_dir};
+use common::{copy_example, data_dir, run_scripted_example};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -37,31 +37,9 @@ fn standin() -> PathBuf {
 fn digits_cnn_deploys_on_qairt_qnn_against_the_stand_in_sdk() {
     venv_bin();
     let dir = tempfile::tempdir().expect("temp dir");
-    let project = dir.path().join("digits-cnn");
-    std::fs::create_dir(&project).expect("project dir");
-    copy_example("digits-cnn", &project);
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
-        .arg("--data-dir")
-        .arg(data_dir())
-        .arg("run")
-        .arg(&project)
-        .args([
-            "--batch",
-            "--no-toolchain-setup",
-            "--target",
-            "qairt-qnn",
-            "--model",
-        ])
-        .arg(format!(
-            "scripted:{}",
-            data_dir()
-                .join("tests/data/scripts/digits-cnn.qairt-qnn.jsonl")
-                .display()
-        ))
-        .env("QAIRT_SDK_ROOT", standin())
-        .output()
-        .expect("run aipc");
+    let sdk = [("QAIRT_SDK_ROOT", standin().display().to_string())];
+    let (project, out) = run_scripted_example(dir.path(), "digits-cnn", "qairt-qnn", &[], &sdk);
     let stderr = String::from_utf8_lossy(&out.stderr);
     eprintln!("qairt wall time: {:.1} s", started.elapsed().as_secs_f64());
     assert_eq!(out.status.code(), Some(0), "{stderr}");

@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::{copy_example, data_dir};
+use common::{data_dir, run_scripted_example};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -201,28 +201,8 @@ fn deploy(example: &str, target: &str) -> Session {
         python.display()
     );
     let dir = tempfile::tempdir().expect("temp dir");
-    let project = dir.path().join(example);
-    std::fs::create_dir(&project).expect("project dir");
-    copy_example(example, &project);
-    let script = data_dir()
-        .join("tests/data/scripts")
-        .join(format!("{example}.{target}.jsonl"));
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
-        .arg("--data-dir")
-        .arg(data_dir())
-        .arg("run")
-        .arg(&project)
-        .args([
-            "--batch",
-            "--no-toolchain-setup",
-            "--target",
-            target,
-            "--model",
-        ])
-        .arg(format!("scripted:{}", script.display()))
-        .output()
-        .expect("run aipc");
+    let (project, out) = run_scripted_example(dir.path(), example, target, &[], &[]);
     let secs = started.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -38,6 +38,38 @@ pub fn copy_example(name: &str, dest: &Path) {
     }
 }
 
+/// A fresh copy of `examples/<example>` under `dir`, deployed in batch onto `target` by the
+/// `aipc` binary with the scripted model `tests/data/scripts/<example>.<target>.jsonl`, the
+/// target's venv as it is (`--no-toolchain-setup`), `extra` flags and `env` added. Returns the
+/// project folder and the process's output.
+pub fn run_scripted_example(
+    dir: &Path,
+    example: &str,
+    target: &str,
+    extra: &[std::ffi::OsString],
+    env: &[(&str, String)],
+) -> (PathBuf, std::process::Output) {
+    let project = dir.join(example);
+    std::fs::create_dir(&project).expect("project dir");
+    copy_example(example, &project);
+    let script = data_dir()
+        .join("tests/data/scripts")
+        .join(format!("{example}.{target}.jsonl"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aipc"))
+        .arg("--data-dir")
+        .arg(data_dir())
+        .arg("run")
+        .arg(&project)
+        .args(["--batch", "--no-toolchain-setup", "--target", target])
+        .args(extra)
+        .arg("--model")
+        .arg(format!("scripted:{}", script.display()))
+        .envs(env.iter().map(|(k, v)| (k.to_string(), v.clone())))
+        .output()
+        .expect("run aipc");
+    (project, out)
+}
+
 /// A git repository holding the tiny-mlp example, committed, plus an uncommitted edit and an
 /// untracked file, as a real working tree has.
 pub fn git_project() -> tempfile::TempDir {
