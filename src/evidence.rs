@@ -12,7 +12,9 @@
 //! Signatures are tried in file order and the first whose regex matches wins, so specific
 //! signatures go before generic ones. A table may start with
 //! `include = ["../common/torch-export.toml"]` (paths relative to the including file): the
-//! included tables' signatures come first, in the order listed, then the file's own.
+//! included tables' signatures come first, in the order listed, then the file's own, then those
+//! of `include_last` (catch-alls several targets share, e.g. known warnings that are not the
+//! failure, which must not win over a target's own signatures).
 //!
 //! The regexes see the check's log followed by one line per failed gate,
 //! `aipc-gate-failed: <check>: <gate as written> (measured <value>)` (or `(metric not printed)`),
@@ -56,6 +58,9 @@ struct SignatureFile {
     /// Tables whose signatures come before this file's own, relative to this file.
     #[serde(default)]
     include: Vec<String>,
+    /// Tables whose signatures come after this file's own.
+    #[serde(default)]
+    include_last: Vec<String>,
     #[serde(default)]
     signature: Vec<SignatureEntry>,
 }
@@ -141,7 +146,7 @@ impl Classifier {
     /// [`load`]: Classifier::load
     pub fn parse(file: &str, text: &str) -> Result<Self, SignatureError> {
         let parsed = parse_file(file, text)?;
-        if !parsed.include.is_empty() {
+        if !parsed.include.is_empty() || !parsed.include_last.is_empty() {
             return Err(SignatureError::Invalid {
                 file: file.to_string(),
                 message: "`include` needs the table to be loaded from a file (Classifier::load)"
@@ -235,9 +240,22 @@ fn load_into(
     let file = path.display().to_string();
     let parsed = parse_file(&file, text)?;
     let base = path.parent().unwrap_or(Path::new(""));
-    for include in &parsed.include {
+    load_includes(&file, base, &parsed.include, chain, out)?;
+    out.extend(compile(&file, parsed.signature)?);
+    load_includes(&file, base, &parsed.include_last, chain, out)
+}
+
+/// Load the tables `includes` names (relative to `base`) into `out`, in order.
+fn load_includes(
+    file: &str,
+    base: &Path,
+    includes: &[String],
+    chain: &mut Vec<PathBuf>,
+    out: &mut Vec<Signature>,
+) -> Result<(), SignatureError> {
+    for include in includes {
         let invalid = |message: String| SignatureError::Invalid {
-            file: file.clone(),
+            file: file.to_string(),
             message,
         };
         let target = base.join(include);
@@ -262,7 +280,6 @@ fn load_into(
         load_into(&target, &included, chain, out)?;
         chain.pop();
     }
-    out.extend(compile(&file, parsed.signature)?);
     Ok(())
 }
 
@@ -610,6 +627,24 @@ fixes = ['fix {"file": "${file|model.py}"}', "see ${file}", "keep ${nope} and $5
         assert_eq!(ids, vec!["shared", "own"]);
         assert_eq!(c.classify(&failure("boom"), true).signature, "shared");
         assert_eq!(c.classify(&failure("booom"), true).signature, "own");
+
+        // include_last: after the file's own, so a shared catch-all never wins over them.
+        std::fs::write(
+            dir.path().join("common/last.toml"),
+            "[[signature]]\nid = \"catch-all\"\nregex = 'b'\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("t/last.toml"),
+            "include = [\"../common/shared.toml\"]\ninclude_last = [\"../common/last.toml\"]\n\
+             [[signature]]\nid = \"own\"\nregex = 'bo+m'\n",
+        )
+        .unwrap();
+        let c = Classifier::load(&dir.path().join("t/last.toml")).unwrap();
+        let ids: Vec<&str> = c.signatures().iter().map(Signature::id).collect();
+        assert_eq!(ids, vec!["shared", "own", "catch-all"]);
+        assert_eq!(c.classify(&failure("booom"), true).signature, "own");
+        assert_eq!(c.classify(&failure("bam"), true).signature, "catch-all");
 
         // A missing include is an error naming the including file; so is a cycle.
         std::fs::write(dir.path().join("t/bad.toml"), "include = [\"nope.toml\"]\n").unwrap();
