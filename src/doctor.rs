@@ -327,27 +327,56 @@ fn data_checks(dir: &Path, only_target: Option<&str>, checks: &mut Vec<Check>) {
     }
     // The Qualcomm SDK is needed only by the qairt targets: not ready when one was asked for.
     if all.iter().any(|t| t.starts_with("qairt")) {
-        let asked = only_target.is_some_and(|t| t.starts_with("qairt"));
-        if asked || only_target.is_none() {
+        let asked = only_target.filter(|t| t.starts_with("qairt"));
+        if asked.is_some() || only_target.is_none() {
             checks.push(qairt_sdk_check(asked));
         }
     }
 }
 
-/// Tools of the QNN flow and the backends it loads (docs/qairt.md).
-const QAIRT_TOOLS: &[&str] = &[
-    "qnn-onnx-converter",
-    "qnn-model-lib-generator",
-    "qnn-context-binary-generator",
-    "qnn-net-run",
-    "qnn-profile-viewer",
-];
-const QAIRT_BACKENDS: &[&str] = &["libQnnCpu.so", "libQnnHtp.so"];
+/// One QAIRT flow's tools (in `bin/<host>`) and the backends it loads (in `lib/<host>`);
+/// docs/qairt.md. Keep in step with toolbox/targets/qairt-qnn/env.py.
+struct QairtFlow {
+    target: &'static str,
+    tools: &'static [&'static str],
+    backends: &'static [&'static str],
+}
 
-/// `$QAIRT_SDK_ROOT` (else `$QNN_SDK_ROOT`): its version and exactly which tools and backends of
-/// the QNN flow are missing. `needed`: a qairt target was asked for, so a gap is not ready;
-/// otherwise it is reported as ok with a note (no other target needs the SDK).
-fn qairt_sdk_check(needed: bool) -> Check {
+const QAIRT_FLOWS: &[QairtFlow] = &[
+    QairtFlow {
+        target: "qairt-qnn",
+        tools: &[
+            "qnn-onnx-converter",
+            "qnn-model-lib-generator",
+            "qnn-context-binary-generator",
+            "qnn-net-run",
+            "qnn-profile-viewer",
+        ],
+        backends: &["libQnnCpu.so", "libQnnHtp.so"],
+    },
+    QairtFlow {
+        target: "qairt-snpe",
+        tools: &[
+            "qairt-converter",
+            "snpe-dlc-quant",
+            "snpe-dlc-info",
+            "snpe-net-run",
+            "snpe-diagview",
+        ],
+        backends: &[],
+    },
+];
+
+/// `$QAIRT_SDK_ROOT` (else `$QNN_SDK_ROOT`): its version and exactly which tools and backends
+/// are missing — of the asked-for qairt target's flow, else of every flow. `asked`: a qairt
+/// target was asked for, so a gap is not ready; otherwise it is reported as ok with a note (no
+/// other target needs the SDK).
+fn qairt_sdk_check(asked: Option<&str>) -> Check {
+    let needed = asked.is_some();
+    let flows: Vec<&QairtFlow> = QAIRT_FLOWS
+        .iter()
+        .filter(|f| asked.is_none_or(|t| t == f.target))
+        .collect();
     let status = if needed { Status::NotReady } else { Status::Ok };
     let root = ["QAIRT_SDK_ROOT", "QNN_SDK_ROOT"].iter().find_map(|name| {
         std::env::var(name)
@@ -359,7 +388,7 @@ fn qairt_sdk_check(needed: bool) -> Check {
         return check(
             "QAIRT SDK",
             status,
-            "QAIRT_SDK_ROOT is not set (only the qairt-qnn target needs the Qualcomm AI Runtime SDK)",
+            "QAIRT_SDK_ROOT is not set (only the qairt-* targets need the Qualcomm AI Runtime SDK)",
             needed.then(|| {
                 "install the QAIRT SDK from Qualcomm and `export QAIRT_SDK_ROOT=<its folder>` (docs/qairt.md)"
                     .to_string()
@@ -368,17 +397,26 @@ fn qairt_sdk_check(needed: bool) -> Check {
     };
     let root = Path::new(&root);
     let host = "x86_64-linux-clang";
-    let mut missing: Vec<String> = QAIRT_TOOLS
+    let mut missing: Vec<String> = flows
         .iter()
-        .map(|t| root.join("bin").join(host).join(t))
-        .chain(
-            QAIRT_BACKENDS
+        .flat_map(|f| {
+            f.tools
                 .iter()
-                .map(|b| root.join("lib").join(host).join(b)),
-        )
+                .map(|t| root.join("bin").join(host).join(t))
+                .chain(
+                    f.backends
+                        .iter()
+                        .map(|b| root.join("lib").join(host).join(b)),
+                )
+        })
         .filter(|p| !p.is_file())
         .map(|p| p.display().to_string())
         .collect();
+    let flow_names = flows
+        .iter()
+        .map(|f| f.target)
+        .collect::<Vec<_>>()
+        .join(", ");
     if !root.is_dir() {
         missing = vec![format!("{} itself", root.display())];
     }
@@ -390,7 +428,7 @@ fn qairt_sdk_check(needed: bool) -> Check {
             "QAIRT SDK",
             Status::Ok,
             format!(
-                "{name}={} ({version}); the QNN tools and backends for {host} are there",
+                "{name}={} ({version}); the tools and backends of {flow_names} for {host} are there",
                 root.display()
             ),
             None,

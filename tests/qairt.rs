@@ -1,13 +1,14 @@
-//! The qairt-qnn target (docs/qairt.md) against the stand-in QAIRT SDK in
+//! The qairt-qnn and qairt-snpe targets (docs/qairt.md) against the stand-in QAIRT SDK in
 //! `tests/data/qairt-standin` (NOT the Qualcomm SDK, which cannot be installed here; tests only):
 //! - `examples/digits-cnn` deploys with the scripted model through every stage: ONNX export,
 //!   conversion and the FP model library, the INT8 HTP context binary from the project's
-//!   calibration data, qnn-net-run against eager (the AIPC gates) and the profiled latency;
+//!   calibration data, qnn-net-run against eager (the AIPC gates) and the profiled latency; and
+//!   on the SNPE flow: the FP DLC, the quantized DLC, snpe-net-run on the CPU and DSP runtimes;
 //! - the SDK's refusals, as the stand-in prints them from real conversions and runs (a dynamic
 //!   input without `-d`, an unsupported operator, a library that does not load, a context on the
 //!   wrong backend, no SDK at all), are classified by the target's signature table with the facts
 //!   the repair needs;
-//! - `aipc doctor --target qairt-qnn` names what is missing.
+//! - `aipc doctor --target qairt-qnn` (and `qairt-snpe`) names what is missing of its flow.
 //!
 //! Needs onnxruntime-cpu's venv (`aipc toolchain setup onnxruntime-cpu`; .ci/run does).
 
@@ -35,13 +36,44 @@ fn standin() -> PathBuf {
 
 #[test]
 fn digits_cnn_deploys_on_qairt_qnn_against_the_stand_in_sdk() {
+    assert_deploys(
+        "qairt-qnn",
+        &[
+            "build/qnn/fp/libs/x86_64-linux-clang/libmodel.so",
+            "build/qnn/int8/output/model_int8.bin",
+            "build/qnn/fp/model_net.json",
+        ],
+        "(qnn-net-run) vs eager",
+    );
+}
+
+#[test]
+fn digits_cnn_deploys_on_qairt_snpe_against_the_stand_in_sdk() {
+    assert_deploys(
+        "qairt-snpe",
+        &[
+            "build/snpe/model.dlc",
+            "build/snpe/model_int8.dlc",
+            "build/snpe/model.dlc.json",
+        ],
+        "build/snpe/model_int8.dlc (activations 8 bit, weights 8 bit) (snpe-net-run) vs eager",
+    );
+}
+
+/// `examples/digits-cnn` deploys on `target` with the scripted model and the stand-in SDK: every
+/// stage, the artifacts built, the runtime named in the accuracy stage's output, and the env check
+/// saying the SDK is the stand-in.
+fn assert_deploys(target: &str, artifacts: &[&str], compared: &str) {
     venv_bin();
     let dir = tempfile::tempdir().expect("temp dir");
     let started = Instant::now();
     let sdk = [("QAIRT_SDK_ROOT", standin().display().to_string())];
-    let (project, out) = run_scripted_example(dir.path(), "digits-cnn", "qairt-qnn", &[], &sdk);
+    let (project, out) = run_scripted_example(dir.path(), "digits-cnn", target, &[], &sdk);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("qairt wall time: {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "{target} wall time: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let session = std::fs::read_dir(project.join(".aipc/sessions"))
         .expect("sessions")
@@ -76,11 +108,7 @@ fn digits_cnn_deploys_on_qairt_qnn_against_the_stand_in_sdk() {
         .expect("accuracy stage");
     let text = accuracy.to_string();
     assert!(text.contains("cosine"), "{text}");
-    for artifact in [
-        "build/qnn/fp/libs/x86_64-linux-clang/libmodel.so",
-        "build/qnn/int8/output/model_int8.bin",
-        "build/qnn/fp/model_net.json",
-    ] {
+    for artifact in artifacts {
         assert!(
             report["artifacts"]
                 .to_string()
@@ -91,6 +119,7 @@ fn digits_cnn_deploys_on_qairt_qnn_against_the_stand_in_sdk() {
         );
     }
     let events = std::fs::read_to_string(session.join("events.jsonl")).expect("events");
+    assert!(events.contains(compared), "{target}: no `{compared}` line");
     assert!(
         events.contains("this is aipc's test stand-in for the SDK"),
         "the env check says the SDK is the stand-in:\n{}",
@@ -131,8 +160,17 @@ fn python(dir: &Path, code: &str, sdk: bool) -> String {
 }
 
 fn classify(log: &str) -> aipc::protocol::Evidence {
-    let table = Classifier::load(&data_dir().join("toolbox/targets/qairt-qnn/signatures.toml"))
-        .expect("qairt-qnn signatures");
+    classify_for("qairt-qnn", log)
+}
+
+fn classify_for(target: &str, log: &str) -> aipc::protocol::Evidence {
+    let table = Classifier::load(
+        &data_dir()
+            .join("toolbox/targets")
+            .join(target)
+            .join("signatures.toml"),
+    )
+    .expect("qairt signatures");
     table.classify(
         &Failure {
             failed_check: "convert: exit code 1, expected 0".into(),
@@ -247,6 +285,53 @@ fn the_sdk_refusals_are_classified_with_their_facts() {
         log.contains("exit 0") && d.join("output/Result_0/y.raw").is_file(),
         "{log}"
     );
+
+    // The SNPE flow: qairt-converter wants --source_model_input_shape for a dynamic input (the
+    // same SDK message, classified by qairt-snpe's table), the DLC quantizes with an input list
+    // and runs on the DSP runtime; a converter warning is not the failure, a gate is.
+    let qconv = sdk.join("qairt-converter").display().to_string();
+    let log = tool(
+        d,
+        &format!("['{qconv}', '--input_network', 'dynamic.onnx', '--output_path', 'm.dlc']"),
+    );
+    let ev = classify_for("qairt-snpe", &log);
+    assert_eq!(ev.signature, "qairt.dynamic_input", "{log}");
+    assert!(
+        ev.candidate_fixes
+            .iter()
+            .any(|f| f.contains("--source_model_input_shape")),
+        "{:?}",
+        ev.candidate_fixes
+    );
+    let log = tool(d, &format!("['{qconv}', '--input_network', 'dynamic.onnx', '--output_path', 'm.dlc', '--source_model_input_shape', 'x', '2,4']"));
+    assert!(log.contains("exit 0"), "{log}");
+    let quant = sdk.join("snpe-dlc-quant").display().to_string();
+    let log = tool(d, &format!("['{quant}', '--input_dlc', 'm.dlc', '--input_list', 'list.txt', '--output_dlc', 'q.dlc', '--enable_htp']"));
+    assert!(log.contains("exit 0"), "{log}");
+    let info = tool(
+        d,
+        &format!("['{}', '-i', 'q.dlc']", sdk.join("snpe-dlc-info").display()),
+    );
+    assert!(
+        info.contains("Quantized: act 8 bit, weights 8 bit"),
+        "{info}"
+    );
+    let run = sdk.join("snpe-net-run").display().to_string();
+    let log = tool(d, &format!("['{run}', '--container', 'q.dlc', '--input_list', 'list.txt', '--output_dir', 'snpe_out', '--use_dsp']"));
+    assert!(
+        log.contains("exit 0") && d.join("snpe_out/Result_0/y.raw").is_file(),
+        "{log}"
+    );
+    let gate = "MaxPool: unsupported version, converting anyway\n\
+                build/snpe/model_int8.dlc (activations 8 bit, weights 4 bit) (snpe-net-run) vs eager on 360 samples: cosine 0.91\n\
+                aipc-gate-failed: int8 matches eager: cosine >= 0.95 (measured 0.91)\n";
+    let ev = classify_for("qairt-snpe", gate);
+    assert_eq!(ev.signature, "qairt.int8_accuracy", "{gate}");
+    assert_eq!(ev.facts.get("weight_bw").map(String::as_str), Some("4"));
+    assert_eq!(
+        classify_for("qairt-snpe", "MaxPool: unsupported version\n").signature,
+        "qairt.warning_not_blocker"
+    );
 }
 
 #[test]
@@ -295,6 +380,20 @@ fn without_the_sdk_the_env_check_names_the_variable_and_doctor_the_fix() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("lacks:") && text.contains("qnn-net-run"),
+        "{text}"
+    );
+    // Each qairt target is checked for its own flow's tools.
+    let out = Command::new(env!("CARGO_BIN_EXE_aipc"))
+        .arg("--data-dir")
+        .arg(data_dir())
+        .args(["doctor", "--target", "qairt-snpe"])
+        .env("QAIRT_SDK_ROOT", dir.path())
+        .output()
+        .expect("doctor");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("snpe-net-run") && !text.contains("qnn-net-run"),
         "{text}"
     );
 }

@@ -1,7 +1,9 @@
-"""qairt-qnn target, tool `compare`: the artifact against eager PyTorch on real samples. The
-project's eval_data runs through the eager model (FP32 reference) and through qnn-net-run (on the
-device when the session has one): the FP library on the CPU backend (libQnnCpu.so), the INT8
-context binary on the HTP backend (libQnnHtp.so), in chunks of the net's fixed batch.
+"""qairt-* targets, tool `compare`: the artifact against eager PyTorch on real samples. The
+project's eval_data runs through the eager model (FP32 reference) and through the SDK's runtime
+(on the device when the session has one), in chunks of the net's fixed batch: qairt-qnn's FP
+library on the CPU backend (libQnnCpu.so) and INT8 context binary on the HTP backend
+(libQnnHtp.so) with qnn-net-run; qairt-snpe's FP DLC on the CPU runtime and quantized DLC on the
+DSP runtime (--use_dsp) with snpe-net-run.
 
 Metrics: ran, finite (1/0), and aipc_toolbox/metrics.py's cosine, cosine_mean, cosine_min,
 max_abs_err, top1_agreement, task_acc_ref, task_acc_target, acc_drop_points, samples; kind.
@@ -28,7 +30,7 @@ def body(a):
     m = metrics.compare(ref[0], out[0], None if labels is None else labels.numpy())
     q_ = net.get("quantization")
     bits = f" (activations {q_['act_bw']} bit, weights {q_['weight_bw']} bit)" if q_ else ""
-    emit.note(f"{path}{bits} (qnn-net-run) vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (min {m['cosine_min']:.6f}), "
+    emit.note(f"{path}{bits} ({q.runtime_tool(path)}) vs eager on {m['samples']} samples: cosine {m['cosine']:.6f} (min {m['cosine_min']:.6f}), "
               f"top-1 agreement {m['top1_agreement']:.4f}, accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} "
               f"({m['acc_drop_points']:+.2f} points drop)")
     m.update({"artifact": path, "ran": 1, "finite": int(finite), "kind": "int8" if net.get("quantization") else "fp"})

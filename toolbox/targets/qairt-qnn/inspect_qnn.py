@@ -1,7 +1,8 @@
-"""qairt-qnn target, tool `inspect_qnn`: describe a QNN artifact (the FP model library or the INT8
-context binary): present and non-empty, its file kind (ELF for a real SDK's library; aipc's test
-stand-in writes its own container), and the converter's _net.json beside its source (inputs,
-outputs, ops, quantization).
+"""qairt-* targets, tool `inspect_qnn` (qairt-snpe's `inspect_dlc`): describe a QAIRT artifact
+(qairt-qnn's FP model library or INT8 context binary, qairt-snpe's FP or quantized DLC): present
+and non-empty, its file kind (ELF for a real SDK's library; aipc's test stand-in writes its own
+container), and its description (the QNN converter's _net.json beside its source, or the DLC's
+sidecar: inputs, outputs, ops, quantization).
 
 Metrics: exists, bytes, kind (elf / standin / other), quantized (1/0), fixed_shapes (1 when every
 input has static dims), inputs, outputs, ops.

@@ -1,8 +1,9 @@
-"""qairt-qnn target, tool `profile`: latency of a QNN artifact with qnn-net-run's profiling
-(`--profiling_level basic`, read back with qnn-profile-viewer), on the device when the session has
-one: the project's example input `iters` times (the first `warmup` executions are dropped). By
-default the artifact the project ships (the INT8 context binary with aipc.toml quantize = "int8",
-else the FP library). Compares the median with aipc.toml `latency_budget_ms`.
+"""qairt-* targets, tool `profile`: latency of an artifact with the SDK runtime's profiling
+(qnn-net-run `--profiling_level basic` read back with qnn-profile-viewer; snpe-net-run's with
+snpe-diagview), on the device when the session has one: the project's example input `iters` times
+(the first `warmup` executions are dropped). By default the artifact the project ships (the INT8
+one with aipc.toml quantize = "int8", else the FP one, of the session's target's flow). Compares
+the median with aipc.toml `latency_budget_ms`.
 
 Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, kind, latency_budget_ms, within_budget (1 also
 when the project sets no budget).
@@ -17,13 +18,13 @@ def body(a):
     import qnncommon as q
 
     p = Project()
-    path = a["artifact"] or p.shipped(q.FP_LIB, q.INT8_CONTEXT)
+    path = a["artifact"] or p.shipped(*q.flow())
     net = q.net_of(path)
     example = [t.numpy() for t in p.example_inputs()]
     _, result = q.execute(path, [example] * (a["warmup"] + a["iters"]), profiling=True)
     times = np.array(result.get("executions_us", [])[a["warmup"]:], dtype=float) / 1000.0
     if times.size == 0:
-        raise emit.ToolError("qnn-net-run's profile had no executions")
+        raise emit.ToolError(f"{q.runtime_tool(path)}'s profile had no executions")
     out = {"artifact": path, "kind": "int8" if net.get("quantization") else "fp", "p50_ms": float(np.percentile(times, 50)),
            "p95_ms": float(np.percentile(times, 95)), "mean_ms": float(times.mean()), "min_ms": float(times.min()),
            "runs": int(times.size)}

@@ -1,7 +1,9 @@
-"""Shared helpers of the qairt-qnn scripts: the QAIRT SDK ($QAIRT_SDK_ROOT, docs/qairt.md), its
-tools run with their output streamed, the artifacts' paths, raw-file input lists, and executing a
-model library or context binary with qnn-net-run through device_runner.py (on the session's
-device when there is one, else in a job folder on the build host)."""
+"""Shared helpers of the qairt-* targets' scripts (qairt-qnn here, qairt-snpe imports this file):
+the QAIRT SDK ($QAIRT_SDK_ROOT, docs/qairt.md), its tools run with their output streamed, the
+artifacts of both flows (QNN: model library and HTP context binary; SNPE: FP and quantized DLC)
+and what each runs in, raw-file input lists, and executing an artifact with qnn-net-run or
+snpe-net-run through device_runner.py (on the session's device when there is one, else in a job
+folder on the build host)."""
 import json
 import os
 import shutil
@@ -20,8 +22,32 @@ FP_LIB = f"build/qnn/fp/libs/{HOST}/libmodel.so"
 INT8_CPP = "build/qnn/int8/model_int8.cpp"
 INT8_LIB = f"build/qnn/int8/libs/{HOST}/libmodel_int8.so"
 INT8_CONTEXT = "build/qnn/int8/output/model_int8.bin"
-ARTIFACTS = {FP_LIB: (FP_CPP, False, "libQnnCpu.so"), INT8_CONTEXT: (INT8_CPP, True, "libQnnHtp.so")}
+FP_DLC = "build/snpe/model.dlc"
+INT8_DLC = "build/snpe/model_int8.dlc"
+# artifact -> the description it is read with (the QNN converter's _net.json; for a DLC the
+# sidecar convert/quantize write beside it), then what runs it: qnn-net-run with a library
+# (--model) or a context (--retrieve_context) on a backend, or snpe-net-run on a runtime.
+ARTIFACTS = {
+    FP_LIB: {"net": "build/qnn/fp/model_net.json", "runner": "qnn", "context": False, "backend": "libQnnCpu.so",
+             "built_by": "convert"},
+    INT8_CONTEXT: {"net": "build/qnn/int8/model_int8_net.json", "runner": "qnn", "context": True,
+                   "backend": "libQnnHtp.so", "built_by": "quantize"},
+    FP_DLC: {"net": FP_DLC + ".json", "runner": "snpe", "runtime": "cpu", "built_by": "convert"},
+    INT8_DLC: {"net": INT8_DLC + ".json", "runner": "snpe", "runtime": "dsp", "built_by": "quantize"},
+}
+# The (FP, INT8) artifacts of each target's flow; the engine names the target in $AIPC_TARGET.
+FLOWS = {"qairt-qnn": (FP_LIB, INT8_CONTEXT), "qairt-snpe": (FP_DLC, INT8_DLC)}
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device_runner.py")
+
+
+def flow():
+    """(FP, INT8) artifacts of the session's target (qairt-qnn when run outside a session)."""
+    return FLOWS.get(os.environ.get("AIPC_TARGET", ""), FLOWS["qairt-qnn"])
+
+
+def runtime_tool(artifact):
+    """The SDK tool that executes `artifact`: qnn-net-run or snpe-net-run."""
+    return "snpe-net-run" if ARTIFACTS[artifact]["runner"] == "snpe" else "qnn-net-run"
 
 
 def sdk_root():
@@ -84,14 +110,42 @@ def graph_inputs(path=ONNX):
             for v in model.graph.input if v.name not in inits]
 
 
-def fixed_dims(project):
-    """`-d name dims` for every input with a dynamic dim: the project's example inputs' sizes."""
+def fixed_dims(project, flag="-d"):
+    """`<flag> name dims` for every input with a dynamic dim: the project's example inputs' sizes
+    (`-d` for qnn-onnx-converter, `--source_model_input_shape` for qairt-converter)."""
     args = []
     examples = project.example_inputs()
     for (name, dims), ex in zip(graph_inputs(), examples):
         if any(d <= 0 for d in dims):
-            args += ["-d", name, ",".join(str(s) for s in ex.shape)]
+            args += [flag, name, ",".join(str(s) for s in ex.shape)]
     return args
+
+
+def describe_onnx(project):
+    """What a DLC's sidecar holds, from the ONNX artifact itself (the SDK's DLC is not read
+    here): the inputs with every dynamic dim fixed to the example inputs' sizes, the outputs'
+    names and dims from one onnxruntime run on zeros of those sizes, and the op counts."""
+    import onnx
+    import onnxruntime as ort
+
+    examples = project.example_inputs()
+    inputs = []
+    for (name, dims), ex in zip(graph_inputs(), examples):
+        inputs.append({"name": name, "dims": [int(s) for s in ex.shape] if any(d <= 0 for d in dims) else dims,
+                       "dtype": "float32"})
+    sess = ort.InferenceSession(ONNX, providers=["CPUExecutionProvider"])
+    ys = sess.run(None, {i["name"]: np.zeros(i["dims"], np.float32) for i in inputs})
+    outputs = [{"name": o.name, "dims": list(y.shape)} for o, y in zip(sess.get_outputs(), ys)]
+    ops = {}
+    for node in onnx.load(ONNX, load_external_data=False).graph.node:
+        ops[node.op_type] = ops.get(node.op_type, 0) + 1
+    return {"inputs": inputs, "outputs": outputs, "ops": ops}
+
+
+def write_net(artifact, net):
+    """Write the sidecar description of a DLC (ARTIFACTS[artifact]["net"])."""
+    with open(ARTIFACTS[artifact]["net"], "w") as f:
+        json.dump(net, f, indent=1)
 
 
 def write_input_list(calls, names, folder):
@@ -114,12 +168,10 @@ def write_input_list(calls, names, folder):
 def net_of(artifact):
     """The converter's _net.json of an artifact (inputs, outputs, quantization)."""
     if artifact not in ARTIFACTS:
-        raise ToolError(f"{artifact} is not a qairt-qnn artifact: one of {', '.join(ARTIFACTS)}")
-    cpp = ARTIFACTS[artifact][0]
-    path = os.path.splitext(cpp)[0] + "_net.json"
+        raise ToolError(f"{artifact} is not a QAIRT artifact: one of {', '.join(ARTIFACTS)}")
+    path = ARTIFACTS[artifact]["net"]
     if not os.path.isfile(artifact) or not os.path.isfile(path):
-        raise ToolError(f"{artifact} (or {path}) does not exist: call "
-                        + ("convert" if artifact == FP_LIB else "quantize") + " first")
+        raise ToolError(f"{artifact} (or {path}) does not exist: call {ARTIFACTS[artifact]['built_by']} first")
     with open(path) as f:
         return json.load(f)
 
@@ -128,13 +180,17 @@ _local_jobs = [0]
 
 
 def execute(artifact, calls, profiling=False):
-    """Run `calls` (lists of arrays, each of the net's fixed shapes) through qnn-net-run on the
-    artifact; returns (outputs per call, result dict)."""
-    _, context, backend_name = ARTIFACTS[artifact]
+    """Run `calls` (lists of arrays, each of the net's fixed shapes) through qnn-net-run or
+    snpe-net-run on the artifact; returns (outputs per call, result dict)."""
+    how = ARTIFACTS[artifact]
     net = net_of(artifact)
-    job = {"artifact": os.path.basename(artifact), "context": context, "backend": backend_name,
+    job = {"artifact": os.path.basename(artifact), "runner": how["runner"],
            "input_names": [i["name"] for i in net["inputs"]], "inputs": [len(c) for c in calls],
            "outputs": net["outputs"], "profiling": profiling}
+    if how["runner"] == "snpe":
+        job["runtime"] = how["runtime"]
+    else:
+        job.update({"context": how["context"], "backend": how["backend"]})
     arrays, _ = device.pack_calls(calls)
     if device.remote():
         result, outputs = device.run_job(RUNNER, job, arrays, [artifact])
@@ -153,7 +209,8 @@ def execute(artifact, calls, profiling=False):
         sys.stderr.write(proc.stderr)
         if proc.returncode != 0:
             lines = [l for l in proc.stderr.splitlines() if l.strip()]
-            raise ToolError(f"qnn-net-run on {artifact} failed: " + (lines[-1].strip() if lines else f"exit {proc.returncode}"))
+            raise ToolError(f"{runtime_tool(artifact)} on {artifact} failed: "
+                            + (lines[-1].strip() if lines else f"exit {proc.returncode}"))
         with open(os.path.join(folder, "out", "result.json")) as f:
             result = json.load(f)
         with np.load(os.path.join(folder, "out", "outputs.npz"), allow_pickle=False) as data:
@@ -165,7 +222,7 @@ def execute(artifact, calls, profiling=False):
 
 def run_all(artifact, inputs):
     """Batched inputs (numpy, first dim = samples) through the artifact in chunks of its fixed
-    batch; one qnn-net-run for all chunks. Returns one array per output."""
+    batch; one qnn-net-run / snpe-net-run for all chunks. Returns one array per output."""
     from aipc_toolbox.tensors import chunks
 
     net = net_of(artifact)

@@ -1,8 +1,8 @@
-"""aipc test stand-in for the QAIRT SDK's QNN tools (NOT the Qualcomm SDK; tests only; see
-../../README.md). One implementation behind the five tool names in bin/x86_64-linux-clang/.
+"""aipc test stand-in for the QAIRT SDK's QNN and SNPE tools (NOT the Qualcomm SDK; tests only;
+see ../../README.md). One implementation behind the ten tool names in bin/x86_64-linux-clang/.
 
-Libraries and contexts are containers: b"QNN-STANDIN\\n", an 8-byte little-endian header length,
-a JSON header, then the ONNX model the converter wrote. qnn-net-run executes them with
+Libraries, contexts and DLCs are containers: b"QNN-STANDIN\\n", an 8-byte little-endian header length,
+a JSON header, then the ONNX model the converter wrote. qnn-net-run and snpe-net-run execute them with
 onnxruntime on the CPU."""
 import argparse
 import json
@@ -115,28 +115,16 @@ def run_net(net, sess, samples):
     return outs
 
 
-def converter(argv):
+def load_network(path, given, dry_run):
+    """The ONNX model at `path` with the `given` dims fixed, as both converters read it: returns
+    (model, inputs, outputs, ops), or an exit code after the SDK's error line."""
     import numpy as np
     import onnx
-    from onnx import numpy_helper
 
-    p = argparse.ArgumentParser(prog="qnn-onnx-converter")
-    p.add_argument("--input_network", "-i", required=True)
-    p.add_argument("--output_path", "-o")
-    p.add_argument("--float_bitwidth", type=int, default=32, choices=[16, 32])
-    p.add_argument("--preserve_io", action="store_true")
-    p.add_argument("-d", "--input_dim", nargs=2, action="append", default=[], metavar=("NAME", "DIMS"))
-    p.add_argument("--input_list")
-    p.add_argument("--act_bw", type=int, default=8, choices=[8, 16])
-    p.add_argument("--weight_bw", type=int, default=8, choices=[4, 8])
-    p.add_argument("--dry_run", action="store_true")
-    p.add_argument("--version", action="version", version=VERSION)
-    a = p.parse_args(argv)
-    if not os.path.isfile(a.input_network):
-        return fail(f"Input network {a.input_network} does not exist")
-    model = onnx.load(a.input_network)
-    log("INFO", f"Processing ONNX model {a.input_network} (opset {model.opset_import[0].version})")
-    given = {name: [int(d) for d in dims.split(",")] for name, dims in a.input_dim}
+    if not os.path.isfile(path):
+        return fail(f"Input network {path} does not exist")
+    model = onnx.load(path)
+    log("INFO", f"Processing ONNX model {path} (opset {model.opset_import[0].version})")
     inits = {i.name for i in model.graph.initializer}
     inputs, dynamic = [], []
     for v in model.graph.input:
@@ -156,14 +144,12 @@ def converter(argv):
         if node.op_type == "MaxPool":
             log("WARNING", "MaxPool: unsupported version, converting anyway")
     bad = sorted(op for op in ops if op in UNSUPPORTED)
-    if a.dry_run:
+    if dry_run:
         for op, n in sorted(ops.items()):
             print(f"  {op:<24} {n:>4}  {'UNSUPPORTED' if op in UNSUPPORTED else 'supported'}")
         return fail(f"Unsupported operator: {bad[0]}") if bad else 0
     if bad:
         return fail(f"Unsupported operator: {bad[0]} (node {next(n.name for n in walk_nodes(model.graph) if n.op_type == bad[0])})")
-    if not a.output_path:
-        return fail("--output_path is required")
     for v in model.graph.input:
         if v.name in given:
             shape = v.type.tensor_type.shape
@@ -173,30 +159,70 @@ def converter(argv):
     sess = session(model.SerializeToString())
     zeros = {i["name"]: np.zeros(i["dims"], np.float32) for i in inputs}
     outputs = [{"name": o.name, "dims": list(y.shape)} for o, y in zip(sess.get_outputs(), sess.run(None, zeros))]
-    if a.float_bitwidth == 16:  # FP16 weights, as the HTP would hold them
-        for init in model.graph.initializer:
-            w = numpy_helper.to_array(init)
-            if w.dtype == np.float32:
-                init.CopyFrom(numpy_helper.from_array(w.astype(np.float16).astype(np.float32), init.name))
+    return model, inputs, outputs, ops
+
+
+def round_fp16(model):
+    """FP16 weights, as the HTP would hold them."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    for init in model.graph.initializer:
+        w = numpy_helper.to_array(init)
+        if w.dtype == np.float32:
+            init.CopyFrom(numpy_helper.from_array(w.astype(np.float16).astype(np.float32), init.name))
+
+
+def quantize(model, inputs, outputs, samples, act_bw, weight_bw):
+    """Round the weights to `weight_bw` bits (in place) and calibrate the activation ranges at the
+    graph's inputs and outputs on `samples`: the net's "quantization" entry."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    for init in model.graph.initializer:
+        w = numpy_helper.to_array(init)
+        if w.dtype == np.float32 and w.size > 1:
+            scale = float(np.abs(w).max()) / (2 ** (weight_bw - 1) - 1) or 1.0
+            init.CopyFrom(numpy_helper.from_array((np.round(w / scale) * scale).astype(np.float32), init.name))
+    sess = session(model.SerializeToString())
+    ranges_in = {i["name"]: [float(min(s[i["name"]].min() for s in samples)), float(max(s[i["name"]].max() for s in samples))]
+                 for i in inputs}
+    ys = [sess.run(None, s) for s in samples]
+    ranges_out = {o["name"]: [float(min(y[k].min() for y in ys)), float(max(y[k].max() for y in ys))]
+                  for k, o in enumerate(outputs)}
+    log("INFO", f"Quantized with {len(samples)} calibration samples: act_bw {act_bw}, weight_bw {weight_bw}")
+    return {"act_bw": act_bw, "weight_bw": weight_bw, "calibration_samples": len(samples),
+            "inputs": ranges_in, "outputs": ranges_out}
+
+
+def converter(argv):
+    p = argparse.ArgumentParser(prog="qnn-onnx-converter")
+    p.add_argument("--input_network", "-i", required=True)
+    p.add_argument("--output_path", "-o")
+    p.add_argument("--float_bitwidth", type=int, default=32, choices=[16, 32])
+    p.add_argument("--preserve_io", action="store_true")
+    p.add_argument("-d", "--input_dim", nargs=2, action="append", default=[], metavar=("NAME", "DIMS"))
+    p.add_argument("--input_list")
+    p.add_argument("--act_bw", type=int, default=8, choices=[8, 16])
+    p.add_argument("--weight_bw", type=int, default=8, choices=[4, 8])
+    p.add_argument("--dry_run", action="store_true")
+    p.add_argument("--version", action="version", version=VERSION)
+    a = p.parse_args(argv)
+    given = {name: [int(d) for d in dims.split(",")] for name, dims in a.input_dim}
+    loaded = load_network(a.input_network, given, a.dry_run)
+    if isinstance(loaded, int):
+        return loaded
+    model, inputs, outputs, ops = loaded
+    if not a.output_path:
+        return fail("--output_path is required")
+    if a.float_bitwidth == 16:
+        round_fp16(model)
     quant = None
     if a.input_list:
         samples = read_input_list(a.input_list, inputs)
         if not samples:
             return fail(f"input list {a.input_list} names no samples")
-        for init in model.graph.initializer:
-            w = numpy_helper.to_array(init)
-            if w.dtype == np.float32 and w.size > 1:
-                scale = float(np.abs(w).max()) / (2 ** (a.weight_bw - 1) - 1) or 1.0
-                init.CopyFrom(numpy_helper.from_array((np.round(w / scale) * scale).astype(np.float32), init.name))
-        sess = session(model.SerializeToString())
-        ranges_in = {i["name"]: [float(min(s[i["name"]].min() for s in samples)), float(max(s[i["name"]].max() for s in samples))]
-                     for i in inputs}
-        ys = [sess.run(None, s) for s in samples]
-        ranges_out = {o["name"]: [float(min(y[k].min() for y in ys)), float(max(y[k].max() for y in ys))]
-                      for k, o in enumerate(outputs)}
-        quant = {"act_bw": a.act_bw, "weight_bw": a.weight_bw, "calibration_samples": len(samples),
-                 "inputs": ranges_in, "outputs": ranges_out}
-        log("INFO", f"Quantized with {len(samples)} calibration samples: act_bw {a.act_bw}, weight_bw {a.weight_bw}")
+        quant = quantize(model, inputs, outputs, samples, a.act_bw, a.weight_bw)
     stem = os.path.splitext(a.output_path)[0]
     os.makedirs(os.path.dirname(os.path.abspath(a.output_path)), exist_ok=True)
     net = {"converter": VERSION, "graph": os.path.basename(stem), "float_bitwidth": a.float_bitwidth,
@@ -209,6 +235,87 @@ def converter(argv):
     with open(stem + "_net.json", "w") as f:
         json.dump(net, f, indent=1)
     log("INFO", f"Conversion complete: {a.output_path}, {stem}.bin, {stem}_net.json")
+    return 0
+
+
+def qairt_converter(argv):
+    """qairt-converter: ONNX -> DLC (the stand-in's container, kind "dlc")."""
+    p = argparse.ArgumentParser(prog="qairt-converter")
+    p.add_argument("--input_network", "-i", required=True)
+    p.add_argument("--output_path", "-o")
+    p.add_argument("--float_bitwidth", type=int, default=32, choices=[16, 32])
+    p.add_argument("--preserve_io", action="store_true")
+    p.add_argument("--source_model_input_shape", "-s", nargs=2, action="append", default=[], metavar=("NAME", "DIMS"))
+    p.add_argument("--dry_run", action="store_true")
+    p.add_argument("--version", action="version", version=VERSION)
+    a = p.parse_args(argv)
+    given = {name: [int(d) for d in dims.split(",")] for name, dims in a.source_model_input_shape}
+    loaded = load_network(a.input_network, given, a.dry_run)
+    if isinstance(loaded, int):
+        return loaded
+    model, inputs, outputs, ops = loaded
+    if not a.output_path or not a.output_path.endswith(".dlc"):
+        return fail(f"--output_path must name a .dlc file, got {a.output_path}")
+    if a.float_bitwidth == 16:
+        round_fp16(model)
+    net = {"converter": VERSION, "float_bitwidth": a.float_bitwidth, "preserve_io": a.preserve_io,
+           "inputs": inputs, "outputs": outputs, "ops": ops, "quantization": None}
+    write_container(a.output_path, {"kind": "dlc", "target": "any", "net": net}, model.SerializeToString())
+    log("INFO", f"Conversion complete: {a.output_path}")
+    return 0
+
+
+def dlc_quant(argv):
+    """snpe-dlc-quant: FP DLC + input list -> quantized DLC."""
+    import onnx
+
+    p = argparse.ArgumentParser(prog="snpe-dlc-quant")
+    p.add_argument("--input_dlc", required=True)
+    p.add_argument("--input_list", required=True)
+    p.add_argument("--output_dlc", required=True)
+    p.add_argument("--act_bitwidth", type=int, default=8, choices=[8, 16])
+    p.add_argument("--weights_bitwidth", type=int, default=8, choices=[4, 8])
+    p.add_argument("--enable_htp", action="store_true")
+    a = p.parse_args(argv)
+    try:
+        header, payload = read_container(a.input_dlc)
+    except (OSError, ValueError) as e:
+        return fail(f"Failed to load the DLC {a.input_dlc}: {e}")
+    net = header["net"]
+    if net.get("quantization"):
+        return fail(f"{a.input_dlc} is already quantized")
+    try:
+        samples = read_input_list(a.input_list, net["inputs"])
+    except (OSError, ValueError) as e:
+        return fail(f"Failed to read the input list {a.input_list}: {e}")
+    if not samples:
+        return fail(f"input list {a.input_list} names no samples")
+    model = onnx.load_from_string(payload)
+    net = dict(net, quantization=quantize(model, net["inputs"], net["outputs"], samples, a.act_bitwidth,
+                                          a.weights_bitwidth), htp_prepared=a.enable_htp)
+    write_container(a.output_dlc, {"kind": "dlc", "target": "any", "net": net}, model.SerializeToString())
+    log("INFO", f"Quantized DLC saved at {a.output_dlc}" + (" (HTP graph prepared offline)" if a.enable_htp else ""))
+    return 0
+
+
+def dlc_info(argv):
+    p = argparse.ArgumentParser(prog="snpe-dlc-info")
+    p.add_argument("-i", "--input_dlc", required=True)
+    a = p.parse_args(argv)
+    try:
+        header, _ = read_container(a.input_dlc)
+    except (OSError, ValueError) as e:
+        return fail(f"Failed to load the DLC {a.input_dlc}: {e}")
+    net = header["net"]
+    print(f"DLC info of {a.input_dlc} (aipc test stand-in, {VERSION})")
+    for i in net["inputs"]:
+        print(f"Input  {i['name']}: {i['dims']} {i['dtype']}")
+    for o in net["outputs"]:
+        print(f"Output {o['name']}: {o['dims']}")
+    for op, n in sorted(net["ops"].items()):
+        print(f"  {op:<24} {n:>4}")
+    q = net.get("quantization")
+    print(f"Quantized: act {q['act_bw']} bit, weights {q['weight_bw']} bit" if q else "Quantized: no")
     return 0
 
 
@@ -264,8 +371,6 @@ def context_generator(argv):
 
 
 def net_run(argv):
-    import numpy as np
-
     p = argparse.ArgumentParser(prog="qnn-net-run")
     p.add_argument("--model")
     p.add_argument("--retrieve_context")
@@ -291,29 +396,86 @@ def net_run(argv):
         return fail("Failed to interpret QNN context binary. Error code 30010")
     if header["target"] != "x86_64-linux-clang":
         return fail(f"Error initializing QNN Function Pointers: could not load model: {path} (built for {header['target']})")
-    net = header["net"]
+    times = execute(header["net"], payload, a.input_list, a.output_dir)
+    if isinstance(times, int):
+        return times
+    if a.profiling_level:
+        with open(os.path.join(a.output_dir, "qnn-profiling-data_0.log"), "w") as f:
+            json.dump({"backend": os.path.basename(a.backend), "level": a.profiling_level,
+                       "executions_us": [round(t) for t in times]}, f)
+    print(f"qnn-net-run: {len(times)} inference(s) done, outputs in {a.output_dir}", flush=True)
+    return 0
+
+
+def execute(net, payload, input_list, output_dir):
+    """Run every sample of `input_list` through the net, write `Result_<i>/<output>.raw` under
+    `output_dir`; returns each execution's time in µs (or an exit code after the error line)."""
+    import numpy as np
+
     try:
-        samples = read_input_list(a.input_list, net["inputs"])
+        samples = read_input_list(input_list, net["inputs"])
     except (OSError, ValueError) as e:
-        return fail(f"Failed to read the input list {a.input_list}: {e}")
+        return fail(f"Failed to read the input list {input_list}: {e}")
     times = []
     outs = []
-    sess = session(payload)  # the graph is prepared once, as the backend does; executions are timed
+    sess = session(payload)  # the graph is prepared once, as the runtime does; executions are timed
     for arrays in samples:
         t0 = time.perf_counter()
         (ys,) = run_net(net, sess, [arrays])
         times.append((time.perf_counter() - t0) * 1e6)
         outs.append(ys)
     for i, ys in enumerate(outs):
-        d = os.path.join(a.output_dir, f"Result_{i}")
+        d = os.path.join(output_dir, f"Result_{i}")
         os.makedirs(d, exist_ok=True)
         for o, y in zip(net["outputs"], ys):
             np.asarray(y, dtype=np.float32).tofile(os.path.join(d, o["name"].replace(":", "_").replace("/", "_") + ".raw"))
-    if a.profiling_level:
-        with open(os.path.join(a.output_dir, "qnn-profiling-data_0.log"), "w") as f:
-            json.dump({"backend": os.path.basename(a.backend), "level": a.profiling_level,
-                       "executions_us": [round(t) for t in times]}, f)
-    print(f"qnn-net-run: {len(samples)} inference(s) done, outputs in {a.output_dir}", flush=True)
+    return times
+
+
+def snpe_net_run(argv):
+    p = argparse.ArgumentParser(prog="snpe-net-run")
+    p.add_argument("--container", required=True)
+    p.add_argument("--input_list", required=True)
+    p.add_argument("--output_dir", default="output")
+    p.add_argument("--use_dsp", action="store_true")
+    p.add_argument("--use_cpu", action="store_true")
+    p.add_argument("--perf_profile")
+    p.add_argument("--profiling_level", choices=["off", "basic", "moderate", "detailed"])
+    a = p.parse_args(argv)
+    try:
+        header, payload = read_container(a.container)
+    except (OSError, ValueError) as e:
+        return fail(f"Failed to load the DLC {a.container}: {e}")
+    if header.get("kind") != "dlc":
+        return fail(f"{a.container} is not a DLC")
+    runtime = "DSP" if a.use_dsp else "CPU"
+    times = execute(header["net"], payload, a.input_list, a.output_dir)
+    if isinstance(times, int):
+        return times
+    if a.profiling_level and a.profiling_level != "off":
+        with open(os.path.join(a.output_dir, "SNPEDiag_0.log"), "w") as f:
+            json.dump({"runtime": runtime, "level": a.profiling_level, "executions_us": [round(t) for t in times]}, f)
+    print(f"snpe-net-run ({runtime}): {len(times)} inference(s) done, outputs in {a.output_dir}", flush=True)
+    return 0
+
+
+def diagview(argv):
+    p = argparse.ArgumentParser(prog="snpe-diagview")
+    p.add_argument("--input_log", required=True)
+    p.add_argument("--output")
+    p.add_argument("--output_format")
+    a = p.parse_args(argv)
+    try:
+        with open(a.input_log) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        return fail(f"Failed to read the diagnostic log {a.input_log}: {e}")
+    times = data["executions_us"]
+    print(f"Log File Created: {time.ctime()}\nRuntime: {data['runtime']}\n")
+    for i, t in enumerate(times):
+        print(f"Execute Stats (Execution {i}):\n---------------------\n    Total Inference Time: {t} us\n")
+    if times:
+        print(f"Execute Stats (Average):\n------------------------\n    Total Inference Time: {round(sum(times) / len(times))} us")
     return 0
 
 
@@ -338,7 +500,9 @@ def profile_viewer(argv):
 
 
 TOOLS = {"qnn-onnx-converter": converter, "qnn-model-lib-generator": lib_generator,
-         "qnn-context-binary-generator": context_generator, "qnn-net-run": net_run, "qnn-profile-viewer": profile_viewer}
+         "qnn-context-binary-generator": context_generator, "qnn-net-run": net_run, "qnn-profile-viewer": profile_viewer,
+         "qairt-converter": qairt_converter, "snpe-dlc-quant": dlc_quant, "snpe-dlc-info": dlc_info,
+         "snpe-net-run": snpe_net_run, "snpe-diagview": diagview}
 
 
 def main(tool, argv):
