@@ -33,9 +33,9 @@ const DEPLOY_STAGES: [&str; 6] = [
     "performance",
 ];
 const FLOW_STAGES: [&str; 6] = ["split", "backbone", "features", "extract", "adapt", "cost"];
-/// The Qualcomm AI Runtime target (docs/qairt.md; its tasks need QAIRT_SDK_ROOT) and its agent
-/// and judged stages.
-const QAIRT: &str = "qairt-qnn";
+/// The Qualcomm AI Runtime targets (docs/qairt.md; their tasks need QAIRT_SDK_ROOT), the name
+/// suffix of each one's tasks, and their agent and judged stages (the same for both flows).
+const QAIRT: [(&str, &str); 2] = [("qairt-qnn", "-qairt"), ("qairt-snpe", "-snpe")];
 const QAIRT_STAGES: [&str; 6] = [
     "export",
     "convert",
@@ -78,7 +78,7 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
         assert!(
             TARGETS.contains(&task.target.as_str())
                 || FLOW_TARGETS.contains(&task.target.as_str())
-                || task.target == QAIRT,
+                || QAIRT.iter().any(|(t, _)| task.target == *t),
             "{}: target {}",
             task.name,
             task.target
@@ -103,8 +103,8 @@ fn every_task_loads_with_a_known_target_and_an_existing_project() {
             .unwrap_or(&task.target);
         let suffix = if runtime == "onnxruntime-cpu" {
             "-ort"
-        } else if runtime == QAIRT {
-            "-qairt"
+        } else if let Some((_, suffix)) = QAIRT.iter().find(|(t, _)| runtime == *t) {
+            suffix
         } else {
             "-et"
         };
@@ -182,7 +182,7 @@ fn overlays_apply_and_the_merged_contract_loads() {
             .unwrap_or_else(|e| panic!("{}: {e}", task.name));
         let stages = if task.target.starts_with("llm-") {
             LLM_STAGES
-        } else if task.target == QAIRT {
+        } else if QAIRT.iter().any(|(t, _)| task.target == *t) {
             QAIRT_STAGES
         } else if FLOW_TARGETS.contains(&task.target.as_str()) {
             FLOW_STAGES

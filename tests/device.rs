@@ -406,7 +406,7 @@ fn an_unreachable_device_stops_the_start_with_exit_3() {
 }
 
 #[test]
-fn digits_cnn_deploys_on_qairt_qnn_over_ssh_against_the_stand_in_sdk() {
+fn digits_cnn_deploys_on_qairt_qnn_and_qairt_snpe_over_ssh_against_the_stand_in_sdk() {
     let sshd = Sshd::start();
     let remote = tempfile::tempdir().expect("device folder");
     let standin = data_dir().join("tests/data/qairt-standin");
@@ -421,13 +421,16 @@ fn digits_cnn_deploys_on_qairt_qnn_over_ssh_against_the_stand_in_sdk() {
         standin.display(),
         bin.display()
     );
-    let session = deploy_example(
-        "qairt-qnn",
-        &device,
-        &[("QAIRT_SDK_ROOT", standin.display().to_string())],
-    );
-    // run: the FP and INT8 artifacts; accuracy: both again; performance: the profile.
-    assert_deployed_on_device(&session, 5);
+    // Both QAIRT flows (qnn-net-run on a library and a context; snpe-net-run on two DLCs). run:
+    // the FP and INT8 artifacts; accuracy: both again; performance: the profile.
+    for target in ["qairt-qnn", "qairt-snpe"] {
+        let session = deploy_example(
+            target,
+            &device,
+            &[("QAIRT_SDK_ROOT", standin.display().to_string())],
+        );
+        assert_deployed_on_device(&session, 5);
+    }
 }
 
 fn adb_device(remote: &Path) -> String {

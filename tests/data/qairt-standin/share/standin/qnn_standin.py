@@ -459,44 +459,34 @@ def snpe_net_run(argv):
     return 0
 
 
-def diagview(argv):
-    p = argparse.ArgumentParser(prog="snpe-diagview")
-    p.add_argument("--input_log", required=True)
-    p.add_argument("--output")
-    p.add_argument("--output_format")
-    a = p.parse_args(argv)
-    try:
-        with open(a.input_log) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        return fail(f"Failed to read the diagnostic log {a.input_log}: {e}")
-    times = data["executions_us"]
-    print(f"Log File Created: {time.ctime()}\nRuntime: {data['runtime']}\n")
-    for i, t in enumerate(times):
-        print(f"Execute Stats (Execution {i}):\n---------------------\n    Total Inference Time: {t} us\n")
-    if times:
-        print(f"Execute Stats (Average):\n------------------------\n    Total Inference Time: {round(sum(times) / len(times))} us")
-    return 0
+def show_profile(prog, extra_args, header_key, stat):
+    """qnn-profile-viewer / snpe-diagview: the executions of a profiling log the stand-in's runtime
+    wrote, one `Execute Stats (Execution i)` block each with `stat`, then their average."""
+    def viewer(argv):
+        p = argparse.ArgumentParser(prog=prog)
+        p.add_argument("--input_log", required=True)
+        for arg in extra_args:
+            p.add_argument(arg)
+        a = p.parse_args(argv)
+        try:
+            with open(a.input_log) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            return fail(f"Failed to read the profiling log {a.input_log}: {e}")
+        times = data["executions_us"]
+        print(f"Input Log File Location: {a.input_log}\nLog File Created: {time.ctime()}\n"
+              f"{header_key.capitalize()}: {data[header_key]}\n")
+        for i, t in enumerate(times):
+            print(f"Execute Stats (Execution {i}):\n---------------------\n    {stat}: {t} us\n")
+        if times:
+            print(f"Execute Stats (Average):\n------------------------\n    {stat}: {round(sum(times) / len(times))} us")
+        return 0
+
+    return viewer
 
 
-def profile_viewer(argv):
-    p = argparse.ArgumentParser(prog="qnn-profile-viewer")
-    p.add_argument("--input_log", required=True)
-    p.add_argument("--reader")
-    p.add_argument("--output")
-    a = p.parse_args(argv)
-    try:
-        with open(a.input_log) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        return fail(f"Failed to read the profiling log {a.input_log}: {e}")
-    times = data["executions_us"]
-    print(f"Input Log File Location: {a.input_log}\nLog File Created: {time.ctime()}\nBackend: {data['backend']}\n")
-    for i, t in enumerate(times):
-        print(f"Execute Stats (Execution {i}):\n---------------------\n    NetRun: {t} us\n")
-    if times:
-        print(f"Execute Stats (Average):\n------------------------\n    NetRun: {round(sum(times) / len(times))} us")
-    return 0
+profile_viewer = show_profile("qnn-profile-viewer", ["--reader", "--output"], "backend", "NetRun")
+diagview = show_profile("snpe-diagview", ["--output", "--output_format"], "runtime", "Total Inference Time")
 
 
 TOOLS = {"qnn-onnx-converter": converter, "qnn-model-lib-generator": lib_generator,
