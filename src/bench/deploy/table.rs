@@ -137,7 +137,12 @@ impl Figures {
         ) {
             (Some(fp32), _) => (Some(fp32), p50),
             (None, Some(int8)) => (p50, Some(int8)),
-            (None, None) if metric("performance", "int8_nodes").unwrap_or(0.0) >= 1.0 => {
+            // The shipped artifact timed was an INT8 one: ORT's quantized node count, or a
+            // target's own flag (qairt-*).
+            (None, None)
+                if metric("performance", "int8_nodes").unwrap_or(0.0) >= 1.0
+                    || metric("performance", "quantized").unwrap_or(0.0) >= 1.0 =>
+            {
                 (None, p50)
             }
             (None, None) => (p50, None),
@@ -568,6 +573,22 @@ mod tests {
         assert_eq!(f.delegated_ratio, Some(0.75));
         let md = BenchDeployReport::new(vec![r]).to_markdown();
         assert!(md.contains("| t | skills | 1 | quant.accuracy_collapse | 2.5 s | 4.0 s | 3.000 ms | 1.500 ms | 0.9600 | 0.500 | 0.900 / 0.910 | 0.750 |"), "{md}");
+        // A target that times only the shipped artifact says whether it is the INT8 one.
+        for (flag, expect) in [
+            (json!({"int8_nodes": 12}), (None, Some(0.4))),
+            (json!({"quantized": 1}), (None, Some(0.4))),
+            (json!({"quantized": 0}), (Some(0.4), None)),
+        ] {
+            let mut metrics = flag;
+            metrics["p50_ms"] = json!(0.4);
+            let mut r = record(Arm::Skills);
+            r.fill_from_report(
+                &json!({"outcome": "deployed", "stages": [
+                    {"name": "performance", "status": "passed", "attempts": 1, "metrics": metrics}]}),
+                &[],
+            );
+            assert_eq!((r.figures.fp32_p50_ms, r.figures.int8_p50_ms), expect);
+        }
         // A report from a session that stopped at export has none of it.
         let mut r = record(Arm::Skills);
         r.fill_from_report(&report("failed", json!([]), 0), &[]);

@@ -5,8 +5,8 @@ snpe-diagview), on the device when the session has one: the project's example in
 one with aipc.toml quantize = "int8", else the FP one, of the session's target's flow). Compares
 the median with aipc.toml `latency_budget_ms`.
 
-Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, kind, latency_budget_ms, within_budget (1 also
-when the project sets no budget).
+Metrics: p50_ms, p95_ms, mean_ms, min_ms, runs, kind, quantized (1/0), latency_budget_ms,
+within_budget (1 also when the project sets no budget).
 """
 import numpy as np
 
@@ -25,7 +25,8 @@ def body(a):
     times = np.array(result.get("executions_us", [])[a["warmup"]:], dtype=float) / 1000.0
     if times.size == 0:
         raise emit.ToolError(f"{q.runtime_tool(path)}'s profile had no executions")
-    out = {"artifact": path, "kind": "int8" if net.get("quantization") else "fp", "p50_ms": float(np.percentile(times, 50)),
+    out = {"artifact": path, "kind": "int8" if net.get("quantization") else "fp",
+           "quantized": int(bool(net.get("quantization"))), "p50_ms": float(np.percentile(times, 50)),
            "p95_ms": float(np.percentile(times, 95)), "mean_ms": float(times.mean()), "min_ms": float(times.min()),
            "runs": int(times.size)}
     budget = p.get("latency_budget_ms")
