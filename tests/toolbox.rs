@@ -645,7 +645,6 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
                 "int8_formats",
                 "int8_sensitivity",
                 "fix_branch_to_where",
-                "fix_median_minmax",
                 "fix_input_feed",
                 "replace_function",
                 "report",
@@ -664,10 +663,8 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
                 "int8_formats",
                 "int8_sensitivity",
                 "fix_branch_to_where",
-                "fix_median_minmax",
                 "fix_input_feed",
                 "replace_function",
-                "fix_mean_keepdim",
                 "report",
             ],
         ),
@@ -692,10 +689,7 @@ fn the_shipped_targets_offer_their_tools_in_order_with_the_shared_fixes_declared
         let fixes: Vec<_> = toolbox
             .tools
             .into_iter()
-            .filter(|t| {
-                (t.name.starts_with("fix_") || t.name == "replace_function")
-                    && t.name != "fix_mean_keepdim"
-            })
+            .filter(|t| t.name.starts_with("fix_") || t.name == "replace_function")
             .collect();
         shared.push(fixes);
     }

@@ -25,7 +25,7 @@
 //! with other arguments. Each attempt starts with every tool offered again.
 //!
 //! **Evidence-guided choice.** Classified evidence lists candidate fixes, and some of them are
-//! exact calls (`fix_median_minmax {}`, `quantize {"drop_outliers": true}`,
+//! exact calls (`export {"dynamic_batch": true}`, `quantize {"drop_outliers": true}`,
 //! `load_skill ort-static-quantization`). After a failure whose evidence names such calls — a
 //! repair attempt's evidence, or a toolbox call that failed in this attempt — the next turns offer
 //! only those calls, the arguments the evidence shows bound in the schema and the tool's other
@@ -495,9 +495,9 @@ mod tests {
     #[test]
     fn a_fix_is_spent_and_names_the_main_tool() {
         let mut n = Narrowing::new(Some("export"));
-        let note = n.after_call(&call("fix_median_minmax", true, "diff", true));
+        let note = n.after_call(&call("fix_input_feed", true, "diff", true));
         assert!(note.unwrap().contains("call export again"));
-        assert!(!n.offers("fix_median_minmax"));
+        assert!(!n.offers("fix_input_feed"));
         assert!(
             n.offers("export") && !n.offers(FINISH),
             "the artifact is stale"
@@ -523,7 +523,7 @@ mod tests {
             !n.offers("export"),
             "nothing changed: export stays withdrawn"
         );
-        n.after_call(&call("fix_median_minmax", true, "diff", true));
+        n.after_call(&call("fix_input_feed", true, "diff", true));
         assert!(n.offers("export"), "the inputs changed: export is back");
     }
 
@@ -568,7 +568,7 @@ mod tests {
         [
             "export",
             "quantize",
-            "fix_median_minmax",
+            "fix_input_feed",
             "fix_branch_to_where",
             "edit_file",
             "read_file",
@@ -661,7 +661,7 @@ mod tests {
     fn a_failed_call_with_named_fixes_narrows_the_next_turn_to_them() {
         let mut n = Narrowing::new(Some("export"));
         let named = fixes(&[
-            r#"fix_median_minmax {"file": "model.py"}"#,
+            r#"fix_input_feed {"file": "model.py"}"#,
             "load_skill export-unsupported-operator",
         ]);
         let failed = CallOutcome {
@@ -670,7 +670,7 @@ mod tests {
         };
         let note = n.after_call(&failed).unwrap();
         assert!(
-            note.contains(r#"fix_median_minmax {"file":"model.py"}"#),
+            note.contains(r#"fix_input_feed {"file":"model.py"}"#),
             "{note}"
         );
         let names: Vec<String> = n
@@ -678,11 +678,11 @@ mod tests {
             .into_iter()
             .map(|t| t.name)
             .collect();
-        assert_eq!(names, ["fix_median_minmax", LOAD_SKILL]);
+        assert_eq!(names, ["fix_input_feed", LOAD_SKILL]);
         // The codemod changed model.py: rebuild.
         let fix = CallOutcome {
             args: r#"{"file":"model.py"}"#,
-            ..call("fix_median_minmax", true, "diff", true)
+            ..call("fix_input_feed", true, "diff", true)
         };
         assert!(n.after_call(&fix).unwrap().contains("call export again"));
         let names: Vec<String> = n
@@ -757,9 +757,9 @@ mod tests {
     fn a_success_naming_nothing_leaves_the_plain_choice() {
         let mut n = Narrowing::new(Some("quantize"));
         assert!(n
-            .after_call(&call("fix_median_minmax", true, "ok", false))
+            .after_call(&call("fix_input_feed", true, "ok", false))
             .is_none());
-        assert!(n.offers("quantize") && n.offers("edit_file") && !n.offers("fix_median_minmax"));
+        assert!(n.offers("quantize") && n.offers("edit_file") && !n.offers("fix_input_feed"));
     }
 
     #[test]
