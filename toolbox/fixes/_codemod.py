@@ -22,7 +22,7 @@ class FixRefused(ToolError):
 
 def read(path):
     if not os.path.isfile(path):
-        raise ToolError(f"{path}: no such file (cwd {os.getcwd()}); pass the model's source file, e.g. model.py")
+        raise ToolError(f"{path}: no such file in the project ({os.getcwd()}); {sources_hint()}")
     with open(path, encoding="utf-8") as f:
         text = f.read()
     try:
@@ -30,6 +30,19 @@ def read(path):
     except SyntaxError as e:
         raise FixRefused(f"{path}:{e.lineno}: the file does not parse ({e.msg}); fix the syntax first") from None
     return text, tree
+
+
+def sources_hint():
+    """What a caller who named a file that is not there can pass instead: the project's own
+    Python files (a small model copies file names from its examples)."""
+    try:
+        sources = project_sources()
+    except ToolError:
+        sources = []
+    if not sources:
+        return "the folder has no Python files of the project; pass a file that exists"
+    shown = ", ".join(sources[:15]) + (f" and {len(sources) - 15} more" if len(sources) > 15 else "")
+    return f"the project's Python files are: {shown}"
 
 
 def seg(text, node):
@@ -167,3 +180,13 @@ def finish(path, old, new, dry_run):
         with open(path, "w", encoding="utf-8") as f:
             f.write(new)
     return sum(1 for l in diff if l[:1] in "+-" and not l.startswith(("+++", "---"))), "".join(diff)
+
+
+def numbers_note(numbers):
+    """One line on what the numbers guard (aipc_toolbox/eager_guard.py) measured."""
+    if not numbers.get("checked"):
+        return f"numbers not checked: {numbers.get('why')}"
+    if numbers.get("output") is None:
+        return "numbers checked: the model's outputs are exactly as before on the example inputs"
+    return (f"numbers checked: the model's outputs are as before on the example inputs (worst {numbers['output']}: "
+            f"max abs diff {numbers['max_abs_diff']:.3g}, tolerance {numbers['tolerance']:.3g})")

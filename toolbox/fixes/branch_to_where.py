@@ -44,8 +44,10 @@ import copy
 import os
 
 from aipc_toolbox import emit
+from aipc_toolbox.eager_guard import EagerGuard
 from aipc_toolbox.emit import ToolError
-from _codemod import FixRefused, ensure_import_torch, finish, project_sources, read, replace_spans, seg
+from _codemod import (FixRefused, ensure_import_torch, finish, numbers_note, project_sources, read, replace_spans, seg,
+                      sources_hint)
 
 # Condition text that torch.export decides statically (no data-dependent guard).
 STATIC_HINTS = (".shape", ".size(", ".dim(", ".ndim", "len(", "self.training", "isinstance(", " is None",
@@ -262,7 +264,7 @@ def project_path(file):
         return same[0]
     raise FixRefused(f"{file}: not found in the project (cwd {os.getcwd()})"
                      + (f"; several files are named {parts[-1]}: {', '.join(same)}" if same else "")
-                     + "; pass `file` relative to the project folder")
+                     + f"; pass `file` relative to the project folder ({sources_hint()})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1009,10 +1011,15 @@ def body(a):
             ast.parse(new, filename=p)
         except SyntaxError as e:
             raise FixRefused(f"{p}:{e.lineno}: the rewrite would not parse ({e.msg}); nothing was written") from None
+    guard = EagerGuard()
+    if not a["dry_run"]:
+        guard.baseline()
     changed, diffs = 0, []
     for p, new in sorted(new_texts.items()):
         c, d = finish(p, project.sources[p].text, new, a["dry_run"])
         changed, diffs = changed + c, diffs + [d]
+    numbers = None if a["dry_run"] else guard.verify(
+        {p: project.sources[p].text for p in new_texts}, where=", ".join(f"{p}:{ln}" for p, ln, _, _ in done))
     for p, ln, fn, pattern in done:
         emit.note(f"{p}:{ln}: {fn}" + ("" if fn == "condition helper" else "()") + f": {pattern}"
                   + (" (dry run: not written)" if a["dry_run"] else ""))
@@ -1020,6 +1027,9 @@ def body(a):
     result = {"files": sorted(new_texts), "lines": [f"{p}:{ln}" for p, ln, _, _ in rewrites],
               "patterns": [pat for *_, pat in rewrites], "rewritten": len(rewrites), "changed_lines": changed,
               "written": int(not a["dry_run"]), "diff": "".join(diffs)}
+    if numbers is not None:
+        result["numbers"] = numbers
+        emit.note(numbers_note(numbers))
     if len(rewrites) == 1:
         result.update(file=rewrites[0][0], line=rewrites[0][1], pattern=rewrites[0][3])
     if any(pat.startswith("torch.cond") for *_, pat in rewrites):

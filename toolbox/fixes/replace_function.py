@@ -8,17 +8,26 @@ and writes only the body. The result is refused, and nothing is written, when:
 - the body does not parse, is empty, or starts a different `def` (the signature must stay: the
   callers and the export depend on it; a `def` line identical to the current one is accepted
   and dropped);
-- the file would not parse afterwards.
+- the body does nothing (only `pass`, `...` or a string) where the function computes something:
+  a placeholder, not a repair;
+- the function returns a value and the new body returns none (its callers would get None);
+- the file would not parse afterwards;
+- the eager model's outputs on the project's example inputs move beyond rounding, or the model no
+  longer runs (aipc_toolbox/eager_guard.py): the file gets its old text back. A function of the
+  app (its preprocessing, its data) does not count, since the guard feeds the inputs it saved
+  before the rewrite.
 Every refusal names file:line and what to do. Prints the unified diff.
 
 The body may be given at any indentation (it is dedented, then indented to the function's
 body); tabs are expanded.
 """
 import ast
+import os
 import textwrap
 
 from aipc_toolbox import emit
-from _codemod import FixRefused, finish, project_sources, read
+from aipc_toolbox.eager_guard import EagerGuard
+from _codemod import FixRefused, finish, numbers_note, project_sources, read
 
 
 def _functions(tree):
@@ -47,18 +56,23 @@ def _matches(qualified, wanted):
 def _locate(a):
     """(path, text, tree, node) of the one function `a["function"]` names."""
     wanted = a["function"].strip()
-    paths = [a["file"]] if a.get("file") else project_sources()
+    file = a.get("file")
+    if file and not os.path.isfile(file):
+        # A file name copied from an example: the function's name is the evidence that counts.
+        emit.note(f"{file}: no such file in the project; looking for `{wanted}` in every project file")
+        file = None
+    paths = [file] if file else project_sources()
     hits = []
     for path in paths:
         try:
             text, tree = read(path)
         except FixRefused:
-            if a.get("file"):
+            if file:
                 raise
             continue
         hits.extend((path, text, tree, name, node) for name, node in _functions(tree) if _matches(name, wanted))
     if not hits:
-        where = a["file"] if a.get("file") else f"the project's {len(paths)} Python files"
+        where = file if file else f"the project's {len(paths)} Python files ({', '.join(paths[:15])})"
         raise FixRefused(f"no function `{wanted}` in {where}; give its name as defined (`forward`, "
                          "`ClassName.method`) and, when several files define it, `file`")
     if len(hits) > 1:
@@ -105,7 +119,54 @@ def _new_body(a, path, text, node):
     elif any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == node.name for s in parsed.body):
         raise FixRefused(f"{path}:{node.lineno}: the new body redefines `{node.name}`; write only the statements of "
                          "its body, or the whole function with its current def line")
+    new_statements = ast.parse(body).body
+    if _is_placeholder(new_statements) and not _is_placeholder(node.body):
+        raise FixRefused(f"{path}:{node.lineno}: the new body of `{node.name}` does nothing (only `pass`, `...` or a "
+                         f"string) where the current one has {len(node.body)} statement(s); write the statements that "
+                         "compute its result; nothing was written")
+    returned = _value_return(node.body)
+    if returned is not None and not _gives_a_result(new_statements):
+        raise FixRefused(f"{path}:{node.lineno}: `{node.name}` returns a value (line {returned.lineno}) and the new "
+                         "body returns none, so its callers would get None; end the body with `return ...`; nothing "
+                         "was written")
     return body
+
+
+def _is_placeholder(statements):
+    """Only `pass`, `...` and string constants (a docstring): a body that computes nothing."""
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                           and (s.value.value is Ellipsis or isinstance(s.value.value, str)))
+               for s in statements)
+
+
+def _own_nodes(statements):
+    """Every node of these statements outside nested functions, lambdas and classes."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    stack = [s for s in statements if not isinstance(s, nested)]
+    while stack:
+        n = stack.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, nested):
+                stack.append(child)
+
+
+def _value_return(statements):
+    """The first `return <value>` of the function's own code (None for a generator: it yields)."""
+    nodes = list(_own_nodes(statements))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes):
+        return None
+    returns = [n for n in nodes if isinstance(n, ast.Return) and n.value is not None
+               and not (isinstance(n.value, ast.Constant) and n.value.value is None)]
+    return min(returns, key=lambda n: n.lineno) if returns else None
+
+
+def _gives_a_result(statements):
+    """A `return <value>`, a generator's `yield`, or a body that ends by raising (a deliberate
+    refusal of the input)."""
+    if _value_return(statements) is not None or (statements and isinstance(statements[-1], ast.Raise)):
+        return True
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(statements))
 
 
 def body(a):
@@ -141,13 +202,21 @@ def body(a):
     before = "".join(lines[: start_line - 1])
     after = "".join(lines[last.end_lineno:])
     new = before + replacement + after
-    changed, diff = finish(path, text, new, a["dry_run"])
-    if not changed:
+    if new == text:
         raise FixRefused(f"{path}:{node.lineno}: the new body of `{node.name}` is the same as the current one")
+    guard = EagerGuard()
+    if not a["dry_run"]:
+        guard.baseline()
+    changed, diff = finish(path, text, new, a["dry_run"])
+    numbers = None if a["dry_run"] else guard.verify({path: text}, where=f"{path}:{node.lineno}: `{node.name}`")
     emit.note(f"{path}:{node.lineno}: replaced the body of `{node.name}` ({last.end_lineno - start_line + 1} line(s) -> "
               f"{len(new_body.splitlines())})" + (" (dry run: not written)" if a["dry_run"] else ""))
-    return {"file": path, "function": node.name, "line": node.lineno, "changed_lines": changed,
-            "written": int(not a["dry_run"]), "diff": diff}
+    result = {"file": path, "function": node.name, "line": node.lineno, "changed_lines": changed,
+              "written": int(not a["dry_run"]), "diff": diff}
+    if numbers is not None:
+        result["numbers"] = numbers
+        emit.note(numbers_note(numbers))
+    return result
 
 
 if __name__ == "__main__":

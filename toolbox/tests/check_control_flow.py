@@ -225,19 +225,23 @@ from torch import nn
 """
 
 
+ONE_LINE_NET = HEAD + """
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(6, 3)
+
+        def forward(self, x):
+            if x.mean() > 0.5:
+                x = 1.0 - x
+            return self.fc(x)
+    """
+
+
 @check
 def one_line_assign():
-    rewrite_case({"model.py": HEAD + """
-        class Net(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc = nn.Linear(6, 3)
-
-            def forward(self, x):
-                if x.mean() > 0.5:
-                    x = 1.0 - x
-                return self.fc(x)
-        """}, "Net", [_x(1, (2, 6), 2.0), _x(2, (2, 6), -2.0)], expect_patterns=["where-assign"])
+    rewrite_case({"model.py": ONE_LINE_NET}, "Net", [_x(1, (2, 6), 2.0), _x(2, (2, 6), -2.0)],
+                 expect_patterns=["where-assign"])
 
 
 @check
@@ -664,6 +668,38 @@ def static_conditions_are_not_rewritten():
         assert rc == 1 and "no `if` on a tensor value" in res["error"], out
         rc, res, out = _tool(proj, {"file": "model.py", "line": 7})
         assert rc == 1 and "reads shape" in res["error"] and "model.py:7" in res["error"], out
+        # A file name the project does not have (copied from an example): the error lists what it has.
+        rc, res, out = _tool(proj, {"file": "net.py", "line": 7})
+        assert rc == 1 and "net.py: not found in the project" in res["error"], out
+        assert "the project's Python files are: model.py" in res["error"], out
+
+
+@check
+def in_a_project_the_rewritten_model_is_checked_against_the_original_numbers():
+    # With an aipc.toml, the tool runs the model before and after on the project's example inputs
+    # (aipc_toolbox/eager_guard.py) and says what it measured; the rollback itself is checked in
+    # check_replace_function.py, whose bodies can move the numbers.
+    with tempfile.TemporaryDirectory() as proj:
+        _write(proj, {"model.py": ONE_LINE_NET, "entries.py": """
+            import torch
+
+            from model import Net
+
+
+            def load_model():
+                torch.manual_seed(0)
+                return Net()
+
+
+            def example_inputs():
+                return (torch.linspace(0, 2, 12).reshape(2, 6),)
+            """})
+        Path(proj, "aipc.toml").write_text('[project]\nmodel = "entries:load_model"\n'
+                                           'example_inputs = "entries:example_inputs"\n')
+        rc, res, out = _tool(proj, {})
+        assert rc == 0 and res["numbers"]["checked"] is True, out
+        assert res["numbers"]["max_abs_diff"] <= res["numbers"]["tolerance"], out
+        assert "numbers checked: the model's outputs are as before" in out, out
 
 
 if __name__ == "__main__":

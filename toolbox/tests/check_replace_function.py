@@ -3,7 +3,8 @@
 """replace_function (toolbox/fixes/replace_function.py): the body of one function replaced by
 name in several code shapes (method, nested class, module function, docstring kept, decorator
 kept, whole function with the same def line), and the refusals (does not parse, signature
-changed, ambiguous name, not found, empty), each leaving the file unchanged."""
+changed, ambiguous name, not found, empty, a placeholder, a lost return value, the model's
+numbers moved), each leaving the file unchanged."""
 import contextlib
 import io
 import os
@@ -107,9 +108,97 @@ def refusals_name_file_line_and_leave_files_unchanged():
     raises(lambda: _run(files, function="Net.forward", body="return (x"), "model.py:12: the new body of `forward` does not parse")
     raises(lambda: _run(files, function="Net.forward", body="def forward(self, x):\n    return x"),
            "changes the signature of `forward`")
-    raises(lambda: _run(files, function="Net.missing", body="return x"), "no function `Net.missing`")
+    raises(lambda: _run(files, function="Net.missing", body="return x"), "no function `Net.missing` in the project's 1 "
+           "Python files (model.py)")
     raises(lambda: _run(files, function="preprocess", body="   \n"), "is empty")
     raises(lambda: _run(files, function="preprocess", body="return x / 16.0"), "is the same as the current one")
+
+
+@check
+def a_placeholder_or_a_body_that_loses_the_return_is_refused():
+    # A small model wrote `...` as preprocess's body: the app then fed None (DeployBench run, 2026-12-04).
+    files = {"model.py": MODEL}
+    raises(lambda: _run(files, function="preprocess", body="..."), "model.py:27: the new body of `preprocess` does "
+           "nothing")
+    raises(lambda: _run(files, function="Net.forward", body='"""Forward."""\npass'), "does nothing")
+    raises(lambda: _run(files, function="preprocess", body="y = x / 16.0"), "returns a value (line 28) and the "
+           "new body returns none")
+    raises(lambda: _run(files, function="Net.forward", body="def inner(v):\n    return v\nx = inner(x)"),
+           "returns none")
+    # A return in any branch, a generator, or a body that only refuses the input are accepted.
+    _, out = _run(files, function="preprocess", body="if x.max() > 1:\n    return x / 16.0\nreturn x")
+    assert "    if x.max() > 1:\n        return x / 16.0\n    return x\n" in out["model.py"], out["model.py"]
+    _, out = _run(files, function="preprocess", body="raise ValueError('scans must be 0..16')")
+    assert "raise ValueError" in out["model.py"]
+    _, out = _run(files, function="preprocess", body="for row in x:\n    yield row / 16.0")
+    assert "yield row / 16.0" in out["model.py"]
+    # A function that returned nothing may keep returning nothing.
+    _, out = _run({"app.py": "def log(x):\n    print(x)\n"}, function="log", body="print(x, flush=True)")
+    assert "print(x, flush=True)" in out["app.py"]
+
+
+@check
+def a_file_that_is_not_there_does_not_hide_the_function_the_call_names():
+    # A small model copied a file name from its examples (DeployBench run, 2026-12-04).
+    r, out = _run({"model.py": MODEL, "app.py": "def feed(x):\n    return x\n"}, file="net.py", function="feed",
+                  body="return x.astype('float32')")
+    assert r["file"] == "app.py" and "return x.astype('float32')" in out["app.py"], r
+    raises(lambda: _run({"model.py": MODEL}, file="net.py", function="feed", body="return x"),
+           "no function `feed` in the project's 1 Python files (model.py)")
+
+
+# A project the numbers guard (aipc_toolbox/eager_guard.py) can load: the model, its example
+# inputs built by the app's own preprocessing.
+GUARDED = {
+    "aipc.toml": '[project]\nmodel = "model:load_model"\nexample_inputs = "app:example_inputs"\n',
+    "model.py": MODEL + textwrap.dedent('''\
+
+        def load_model():
+            torch.manual_seed(3)
+            return Net()
+        '''),
+    "app.py": textwrap.dedent('''\
+        import torch
+
+
+        def scale(x):
+            return x / 16.0
+
+
+        def example_inputs():
+            return (scale(torch.arange(24, dtype=torch.float32).reshape(6, 4) - 8.0),)
+        '''),
+}
+
+
+@check
+def a_rewrite_that_keeps_the_numbers_is_kept_and_says_it_was_checked():
+    r, out = _run(GUARDED, function="Net.forward",
+                  body="x = torch.where(x.sum() > 0, x * 2, x)\nreturn self.fc(x) * scale\n")
+    assert r["numbers"]["checked"] is True and r["numbers"]["max_abs_diff"] <= r["numbers"]["tolerance"], r
+    assert "torch.where" in out["model.py"]
+    # The app's input code is not the model: its fix changes no saved input, so it is kept.
+    r, out = _run(GUARDED, function="scale", body="return (x / 16.0).contiguous()")
+    assert r["numbers"]["checked"] is True and ".contiguous()" in out["app.py"], r
+
+
+@check
+def a_rewrite_that_moves_the_numbers_or_breaks_the_model_is_rolled_back():
+    raises(lambda: _run(GUARDED, function="Net.forward", body="return self.fc(x * 3) * scale"),
+           "the rewrite moves the eager model's outputs beyond rounding")
+    raises(lambda: _run(GUARDED, function="Net.forward", body="return self.fc(x)[:, :1] * scale"),
+           "(6, 1)")
+    raises(lambda: _run(GUARDED, function="Net.forward", body="return self.fc(x[:, :3]) * scale"),
+           "the rewritten model no longer runs on the example inputs")
+
+
+@check
+def without_a_project_or_a_model_that_runs_the_numbers_are_not_checked():
+    r, _ = _run({"model.py": MODEL}, function="preprocess", body="return x * (1 / 16.0)")
+    assert r["numbers"] == {"checked": False, "why": "no aipc.toml in the working folder"}, r
+    broken = dict(GUARDED, **{"app.py": "def example_inputs():\n    raise RuntimeError('no data here')\n"})
+    r, _ = _run(broken, function="preprocess", body="return x * (1 / 16.0)")
+    assert r["numbers"]["checked"] is False and "no data here" in r["numbers"]["why"], r
 
 
 if __name__ == "__main__":
