@@ -14,6 +14,9 @@ use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
+/// How many entries of the nearest existing folder a not-found message names.
+const NEARBY_SHOWN: usize = 20;
+
 /// The directory tools are confined to (a git worktree, in the engine).
 #[derive(Debug, Clone)]
 pub struct Workspace {
@@ -54,9 +57,60 @@ impl Workspace {
             Ok(_) => Ok(path),
             Err(e) if e.kind() == ErrorKind::NotFound => Err(ToolError::NotFound {
                 path: rel.trim().to_string(),
+                nearby: self.nearby_entries(&path),
             }),
             Err(e) => Err(ToolError::io(rel.trim(), e)),
         }
+    }
+
+    /// What the nearest existing folder of a missing `path` (inside the root) holds, as the tail
+    /// of a not-found message: "; the workspace root holds: a.py, data/, ..." (hidden entries
+    /// left out, at most [`NEARBY_SHOWN`] names), or "" when that cannot be read.
+    fn nearby_entries(&self, path: &Path) -> String {
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if !d.starts_with(&self.root) {
+                return String::new();
+            }
+            if d.is_dir() {
+                break;
+            }
+            dir = d.parent();
+        }
+        let Some(dir) = dir else {
+            return String::new();
+        };
+        let Ok(read) = std::fs::read_dir(dir) else {
+            return String::new();
+        };
+        let mut names: Vec<String> = read
+            .filter_map(|entry| entry.ok())
+            .filter_map(|entry| {
+                let name = entry.file_name().to_str()?.to_string();
+                if name.starts_with('.') {
+                    return None;
+                }
+                let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+                Some(if is_dir { format!("{name}/") } else { name })
+            })
+            .collect();
+        names.sort();
+        let place = match dir.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => "the workspace root".to_string(),
+            Ok(rel) => format!("`{}/`", rel.display()),
+            Err(_) => return String::new(),
+        };
+        if names.is_empty() {
+            return format!("; {place} is empty");
+        }
+        let more = names.len().saturating_sub(NEARBY_SHOWN);
+        names.truncate(NEARBY_SHOWN);
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("; {place} holds: {}{tail}", names.join(", "))
     }
 
     /// Resolve a path argument for writing: the file may not exist yet, but it must not be the
@@ -367,5 +421,26 @@ mod tests {
             ws.resolve("nope.txt").unwrap_err(),
             ToolError::NotFound { .. }
         ));
+    }
+
+    #[test]
+    fn a_missing_path_names_what_its_nearest_folder_holds() {
+        let (r, _o, ws) = setup();
+        std::fs::write(r.path().join(".hidden"), "x").unwrap();
+        let root_listing = ws.resolve("net.py").unwrap_err().to_string();
+        assert_eq!(
+            root_listing,
+            "`net.py` does not exist; the workspace root holds: src/"
+        );
+        let sub_listing = ws.resolve("src/deeper/net.py").unwrap_err().to_string();
+        assert!(
+            sub_listing.ends_with("; `src/` holds: a.py, sub/"),
+            "{sub_listing}"
+        );
+        for i in 0..30 {
+            std::fs::write(r.path().join(format!("many{i:02}.py")), "").unwrap();
+        }
+        let long = ws.resolve("net.py").unwrap_err().to_string();
+        assert!(long.contains(" more"), "{long}");
     }
 }

@@ -32,9 +32,10 @@ pub enum ToolError {
         path: String,
         problem: crate::git_name::NameProblem,
     },
-    /// The path does not exist.
-    #[error("`{path}` does not exist")]
-    NotFound { path: String },
+    /// The path does not exist. `nearby` says what its nearest existing folder holds (empty, or
+    /// starting with "; "): a small model often copies a file name from an example.
+    #[error("`{path}` does not exist{nearby}")]
+    NotFound { path: String, nearby: String },
     /// An I/O error on a path.
     #[error("{path}: {source}")]
     Io {

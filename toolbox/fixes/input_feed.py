@@ -136,6 +136,10 @@ def input_position(name):
         names = []
     if not names:
         return 0
+    if name not in names and len(names) == 1:
+        # One input: which one is not in doubt (a small model put a file name here, 2026-12-04).
+        emit.note(f"aipc.toml: input_names has no input '{name}'; the project has one input, '{names[0]}': fixing that")
+        return 0
     if name not in names:
         raise FixRefused(f"aipc.toml: input_names {names} has no input '{name}'; pass the name the warning gives")
     return names.index(name)
