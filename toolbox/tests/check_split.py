@@ -266,6 +266,10 @@ def the_flow_scripts_run_on_this_runtime():
         assert rows["cle"]["cosine_mean"] > rows["none"]["cosine_mean"], out
         if sweep["best"] is not None:
             assert "aipc-warning: restoration chosen:" in out, out
+            [record] = sweep["next_calls"]
+            assert record.startswith('set_project_option {"key": "restoration", "value": "%s"}' % sweep["best"]), sweep
+        else:
+            assert "next_calls" not in sweep, sweep
         r, out = run_flow_script(tmp, "build_backbone.py", {"restoration": "cle"})
         assert r["cle_pairs"] >= 2, out
         cle, out = run_flow_script(tmp, "compare_features.py")

@@ -4,7 +4,8 @@ features against the eager FP32 backbone on eval_data (as compare_features does)
 table. The least restoration that passes the feature gate (fewest techniques, then the highest
 cosine) is named with the call that records it; the artifacts in build/ are not touched.
 
-Metrics: measured (list of rows), passing (names), best (list or null), gate (the thresholds).
+Metrics: measured (list of rows), passing (names), best (list or null), gate (the thresholds),
+next_calls (the set_project_option that records best, when one passes).
 """
 import json
 import os
@@ -68,8 +69,15 @@ def body(a):
     else:
         emit.warn("restoration exhausted", "no restoration of this toolbox brings the INT8 features within the gate; "
                   "a human decides (a different split point, quantization-aware training, or the backbone kept in float)")
-    return {"measured": rows, "passing": [r["restoration"] for r in passing], "best": best,
-            "gate": {"cosine_mean": COSINE_MEAN_MIN, "channel_err_max": CHANNEL_ERR_MAX}}
+    out = {"measured": rows, "passing": [r["restoration"] for r in passing], "best": best,
+           "gate": {"cosine_mean": COSINE_MEAN_MIN, "channel_err_max": CHANNEL_ERR_MAX}}
+    if best is not None:
+        # The engine offers the calls a result names next (docs/toolbox.md, "next_calls"): the
+        # sweep built in a scratch folder, so the choice counts only once it is recorded.
+        record = "set_project_option " + json.dumps({"key": "restoration", "value": best})
+        out["next_calls"] = [record + "  (records the least restoration that passes the feature gate, so "
+                             "build_backbone builds it)"]
+    return out
 
 
 if __name__ == "__main__":
