@@ -19,7 +19,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main, run_script
+from checklib import MLP_DATA, ROOT, check, main, run_script
 
 try:
     import onnxruntime  # noqa: F401
@@ -44,28 +44,7 @@ def build():
     torch.manual_seed(0)
     net = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 4))
     return net.eval()
-
-
-def rows():
-    g = torch.Generator().manual_seed(1)
-    return torch.randn(96, 16, generator=g)
-
-
-def sample():
-    return (rows()[:4],)
-
-
-def held_out():
-    x = rows()
-    with torch.no_grad():
-        y = build()(x).argmax(1)
-    return (x,), y
-
-
-def calibration():
-    x = rows()
-    return [(x[i:i + 8],) for i in range(0, 64, 8)]
-'''
+''' + MLP_DATA
 
 TOML = '''target = "{target}"
 [project]

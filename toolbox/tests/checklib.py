@@ -21,6 +21,32 @@ from aipc_toolbox.emit import ToolError  # noqa: E402
 
 CHECKS = []
 
+# The data functions of the small MLP projects the INT8 checks write into net.py, after their own
+# `build()` (16 inputs): fixed-seed rows, the example batch, a held-out set labelled by the model
+# itself, and calibration batches.
+MLP_DATA = '''
+
+def rows():
+    g = torch.Generator().manual_seed(1)
+    return torch.randn(96, 16, generator=g)
+
+
+def sample():
+    return (rows()[:4],)
+
+
+def held_out():
+    x = rows()
+    with torch.no_grad():
+        y = build()(x).argmax(1)
+    return (x,), y
+
+
+def calibration():
+    x = rows()
+    return [(x[i:i + 8],) for i in range(0, 64, 8)]
+'''
+
 
 def run_script(target, project, script, args):
     """Run a toolbox script of the target folder `target` in the project folder `project`, the way

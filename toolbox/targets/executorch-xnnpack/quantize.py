@@ -18,6 +18,12 @@ accuracy thresholds); a name the captured graph does not have is refused.
 Activation observer: XNNPACK's default is a HistogramObserver (observer="histogram");
 observer="minmax" takes the extremes, and moving_average=true uses a
 MovingAverageMinMaxObserver (averaging_constant 0.01) that dampens a single extreme sample.
+Whatever the observer, XNNPACK's config floors each activation scale at eps = 2^-12; a tensor
+whose calibrated range needs a smaller scale would get a few INT8 steps or none (every value
+rounds to zero: deep nets whose activations shrink block by block collapse that way). Such
+tensors are counted after calibration; the model is then calibrated again with eps below them
+(`scale_floor`), with an `aipc-warning: activation range under the scale floor` line, and the
+result and sidecar carry `activations_under_floor` and `observer_eps`.
 
 The INT8 program takes the inputs the FP32 one does: a dynamic batch / sequence dim is, by
 default, the one build/model.pte was exported with (its sidecar), else aipc.toml's.
@@ -109,9 +115,12 @@ def check_node_names(graph, names, p):
             + f"; its ops: {', '.join(ops[:40])}" + (" ..." if len(ops) > 40 else ""))
 
 
-def pt2e_convert(module, cal, config, excluded=()):
+def pt2e_convert(module, cal, config, excluded=(), report=None):
     """prepare_pt2e (XNNPACKQuantizer with `config`, the `excluded` graph nodes left in float),
-    calibrate on `cal`, convert_pt2e: the quantized reference module (Q/DQ around float ops)."""
+    calibrate on `cal`, convert_pt2e: the quantized reference module (Q/DQ around float ops).
+    When calibration finds activations under the config's scale floor (`scale_floor`), it is
+    prepared and calibrated again with the floor lowered below them; `report` (a dict) gets what
+    scale_floor measured."""
     import torch
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import XNNPACKQuantizer
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -133,14 +142,80 @@ def pt2e_convert(module, cal, config, excluded=()):
                     node.meta[Q_ANNOTATION_KEY] = QuantizationAnnotation(_annotated=True)
             return super().annotate(model)
 
-    quantizer = KeepFloat().set_global(config)
-    if skip:
-        quantizer.set_filter_function(lambda node: node.name not in skip)
-    prepared = prepare_pt2e(module, quantizer)
-    with torch.no_grad():
-        for batch in cal:
-            prepared(*batch)
+    def calibrated(cfg, source):
+        quantizer = KeepFloat().set_global(cfg)
+        if skip:
+            quantizer.set_filter_function(lambda node: node.name not in skip)
+        prepared = prepare_pt2e(source, quantizer)
+        with torch.no_grad():
+            for batch in cal:
+                prepared(*batch)
+        return prepared
+
+    # prepare_pt2e changes the module it is given: keep a copy for a second calibration.
+    import copy
+
+    pristine = copy.deepcopy(module)
+    prepared = calibrated(config, module)
+    floor = scale_floor(prepared, config)
+    if report is not None:
+        report.update(floor)
+    if floor.get("under_floor"):
+        prepared = calibrated(with_eps(config, floor["observer_eps"]), pristine)
     return convert_pt2e(prepared)
+
+
+# XNNPACK's quantization config floors every activation scale at its observers' eps (2^-12): a
+# tensor whose whole range is below about 255 * eps (0.06) then gets a handful of INT8 steps, and
+# one below eps gets none (every value rounds to zero). Deep nets whose activations shrink block
+# by block (gates near 0.5, SiLU near the origin, random or badly scaled weights) collapse that
+# way while onnxruntime's quantizer, which has no floor, keeps them.
+SMALLEST_EPS = 2.0 ** -40
+
+
+def scale_floor(prepared, config):
+    """After calibration: which per-tensor activation observers the eps floor would bind, and the
+    eps that frees them all ({} for a dynamic config). Keys: activation_tensors, under_floor,
+    smallest_range, config_eps, observer_eps (the eps the build must use: the config's, or lower)."""
+    import torch
+    from torchao.quantization.pt2e.observer import ObserverBase
+
+    spec = config.input_activation
+    made = getattr(getattr(spec, "observer_or_fake_quant_ctr", None), "p", None)
+    if spec is None or spec.is_dynamic or made is None:
+        return {}  # dynamic, or an observer built without with_args: its floor cannot be read or set
+    eps = float(made.keywords.get("eps", torch.finfo(torch.float32).eps))
+    tensors, scales = 0, []
+    for module in prepared.modules():
+        if not isinstance(module, ObserverBase) or not hasattr(module, "min_val"):
+            continue
+        lo, hi = module.min_val, module.max_val
+        if lo.numel() != 1 or not torch.isfinite(lo).all() or not torch.isfinite(hi).all():
+            continue  # per-channel weight observers, or an observer that saw nothing
+        tensors += 1
+        span = float(max(hi.item(), 0.0) - min(lo.item(), 0.0))
+        if span > 0:
+            scales.append(span / float(module.quant_max - module.quant_min))
+    under = [x for x in scales if x < eps]
+    out = {"activation_tensors": tensors, "under_floor": len(under), "config_eps": eps, "observer_eps": eps}
+    if under:
+        out["smallest_range"] = min(under) * 255.0
+        out["observer_eps"] = max(min(under) / 2.0, SMALLEST_EPS)
+    return out
+
+
+def with_eps(config, eps):
+    """`config` with every activation observer's eps (its scale floor) set to `eps`."""
+    import dataclasses
+
+    def lowered(spec):
+        if spec is None or spec.is_dynamic:
+            return spec
+        made = spec.observer_or_fake_quant_ctr.p  # the functools.partial under torchao's wrapper
+        return dataclasses.replace(spec, observer_or_fake_quant_ctr=made.func.with_args(**{**made.keywords, "eps": eps}))
+
+    return dataclasses.replace(config, input_activation=lowered(config.input_activation),
+                               output_activation=lowered(config.output_activation))
 
 
 def plan(p, a):
@@ -200,7 +275,13 @@ def body(a):
     t0 = time.monotonic()
     captured, applied = capture(q)
     check_node_names(captured.graph, excluded, p)
-    converted = pt2e_convert(captured, q.cal, q.config, excluded)
+    floor = {}
+    converted = pt2e_convert(captured, q.cal, q.config, excluded, report=floor)
+    if floor.get("under_floor"):
+        emit.warn("activation range under the scale floor",
+                  f"{floor['under_floor']} of {floor['activation_tensors']} activation tensors span less than the "
+                  f"observers' smallest scale ({floor['config_eps']:.3g}) x 255 (the smallest spans "
+                  f"{floor['smallest_range']:.3g}): calibrated again with eps {floor['observer_eps']:.3g}")
     ep = torch.export.export(converted, inputs, dynamic_shapes=shapes)
     quant_s = time.monotonic() - t0
     emit.note(f"calibrated and converted in {quant_s:.2f} s; lowering with XnnpackPartitioner")
@@ -210,6 +291,8 @@ def body(a):
         "quantize": {"format": fmt, "per_channel": per_channel, "observer": a["observer"], "moving_average": a["moving_average"],
                      "drop_outliers": bool(a["drop_outliers"]), "nodes_to_exclude": excluded,
                      "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept),
+                     **({"observer_eps": floor["observer_eps"], "activations_under_floor": floor["under_floor"]}
+                        if floor else {}),
                      **({"calibration_scale": audit.scale_line} if audit.scale_line and not dyn_act else {})},
     }, rewritten=applied)
     d = side["delegation"]
@@ -220,6 +303,8 @@ def body(a):
            "dropped_samples": len(samples) - len(kept), "calib_max_abs_median": median, "calib_max_abs_max": float(maxes.max()),
            **{k: v for k, v in d.items() if k not in ("per_op", "summary")},
            "quantize_s": round(quant_s, 3), "lower_s": side["lower_s"]}
+    if floor:
+        res.update(activations_under_floor=floor["under_floor"], observer_eps=floor["observer_eps"])
     if keys:
         res["rewritten_ops"] = applied
     if os.path.isfile(fp32):
