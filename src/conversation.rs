@@ -29,6 +29,12 @@ impl From<crate::tools::ToolSpec> for OfferedTool {
 /// Longest `thought` the schema allows: enough for a reason, too short for rambling.
 pub const MAX_THOUGHT_CHARS: u64 = 120;
 
+/// Most items an array argument may have when its schema sets no `maxItems`. A small model can
+/// fall into counting inside a list (`["0", "1", "2", ...]`) until `max_tokens` cuts its call;
+/// with the bound the constrained decoder closes the list and the call reaches the tool, whose
+/// answer (e.g. which names exist) is evidence, where a cut reply is not.
+pub const MAX_ARRAY_ITEMS: u64 = 16;
+
 /// The schema every reply must satisfy:
 /// `{"thought": str?, "tool": <one of the offered names>, "args": <that tool's args>}`.
 /// One `oneOf` branch per tool so a constrained decoder ties `args` to the chosen tool. A tool
@@ -46,10 +52,11 @@ pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
     let branches: Vec<serde_json::Value> = grouped
         .into_iter()
         .map(|(name, args)| {
-            let args = match args.as_slice() {
+            let mut args = match args.as_slice() {
                 [one] => (*one).clone(),
                 many => serde_json::json!({ "anyOf": many }),
             };
+            bound_arrays(&mut args);
             serde_json::json!({
                 "type": "object",
                 "properties": {
@@ -63,6 +70,22 @@ pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({ "oneOf": branches })
+}
+
+/// Give every array in `schema` that sets no `maxItems` the bound [`MAX_ARRAY_ITEMS`].
+fn bound_arrays(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(object) => {
+            if object.get("type").and_then(serde_json::Value::as_str) == Some("array") {
+                object
+                    .entry("maxItems")
+                    .or_insert_with(|| MAX_ARRAY_ITEMS.into());
+            }
+            object.values_mut().for_each(bound_arrays);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(bound_arrays),
+        _ => {}
+    }
 }
 
 /// A parsed reply.
@@ -338,6 +361,45 @@ mod tests {
              "required": ["tool", "args"], "additionalProperties": false},
         ]});
         assert!(compiles(&separate).unwrap_err().contains("oneOf"));
+    }
+
+    /// Whether the constrained decoder accepts `text` under `schema` (byte tokens).
+    fn decoder_accepts(schema: serde_json::Value, text: &str) -> bool {
+        let env = llguidance::toktrie::ApproximateTokEnv::single_byte_env();
+        let factory = llguidance::ParserFactory::new_simple(&env).unwrap();
+        let grammar = llguidance::api::TopLevelGrammar::from_json_schema(schema);
+        let mut matcher = llguidance::Matcher::new(factory.create_parser(grammar));
+        let tokens: Vec<u32> = text.bytes().map(u32::from).collect();
+        matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
+    }
+
+    #[test]
+    fn an_array_argument_is_bounded_so_a_counting_model_must_close_it() {
+        let quantize = OfferedTool {
+            name: "quantize".into(),
+            description: "INT8".into(),
+            args_schema: serde_json::json!({"type": "object", "properties": {
+                "nodes_to_exclude": {"type": "array", "items": {"type": "string"}},
+                "formats": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+            }}),
+        };
+        let schema = call_schema(&[quantize]);
+        let args = &schema["oneOf"][0]["properties"]["args"]["properties"];
+        assert_eq!(args["nodes_to_exclude"]["maxItems"], MAX_ARRAY_ITEMS);
+        assert_eq!(
+            args["formats"]["maxItems"], 3,
+            "a bound the tool sets is kept"
+        );
+        compiles(&schema).unwrap();
+        let call = |n: u64| {
+            let names: Vec<String> = (0..n).map(|i| format!("\"{i}\"")).collect();
+            format!(
+                r#"{{"tool":"quantize","args":{{"nodes_to_exclude":[{}]}}}}"#,
+                names.join(",")
+            )
+        };
+        assert!(decoder_accepts(schema.clone(), &call(MAX_ARRAY_ITEMS)));
+        assert!(!decoder_accepts(schema, &call(MAX_ARRAY_ITEMS + 1)));
     }
 
     fn allowed() -> Vec<String> {

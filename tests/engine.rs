@@ -373,6 +373,32 @@ async fn invalid_replies_are_fed_back_not_fatal() {
     );
 }
 
+#[tokio::test]
+async fn a_reply_cut_at_the_token_limit_is_fed_back_as_cut() {
+    let project = git_project();
+    // A model counting inside a list until the reply limit (512 tokens) ends its call.
+    let runaway = format!(
+        r#"{{"tool": "export", "args": {{"names": [{}"#,
+        (0..600).map(|i| format!("\"{i}\", ")).collect::<String>()
+    );
+    let runaway = serde_json::to_string(&runaway).unwrap(); // a scripted text reply
+    let script = script(&[&runaway, EXPORT, FINISH, RELU_TO_TANH, FINISH]);
+    let (outcome, events) = run(engine(project.path(), &script, batch())).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed);
+    let errors: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ModelInvalidCall { error, .. } => Some(error.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("cut at the reply limit (512 tokens)"),
+        "{errors:?}"
+    );
+}
+
 /// Drive an interactive session: `respond` sees each event and may answer with commands.
 async fn interactive_run(
     project: &std::path::Path,

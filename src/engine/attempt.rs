@@ -105,10 +105,11 @@ impl Engine {
                 tools: names.clone(),
             });
             sent = conversation.messages.len();
+            let max_reply_tokens = self.setup.options.max_reply_tokens;
             let request = ModelRequest {
                 messages: conversation.messages.clone(),
                 call_schema,
-                max_tokens: self.setup.options.max_reply_tokens,
+                max_tokens: max_reply_tokens,
             };
             let bus = Arc::clone(&self.bus);
             let mut on_delta = move |text: &str| {
@@ -140,6 +141,15 @@ impl Engine {
             let call = match conversation::parse_reply(&reply.text, &names) {
                 Ok(call) => call,
                 Err(error) => {
+                    let error = if reply.completion_tokens >= u64::from(max_reply_tokens) {
+                        format!(
+                            "your reply was cut at the reply limit ({max_reply_tokens} tokens) \
+                             before it closed: write a short call (a thought of one sentence, \
+                             only the arguments you need, lists of a few items). {error}"
+                        )
+                    } else {
+                        error
+                    };
                     self.bus.emit(Event::ModelInvalidCall {
                         request_id,
                         error: error.clone(),
