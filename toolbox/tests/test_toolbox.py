@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Unit checks of the toolbox that need no toolchain run (seconds): argument parsing from the
-manifests, metrics, the calibration-outlier rule, aipc.toml loading errors, the two codemods
-(rewrites, exactness of the median network, refusals), the smoke runner's gate parser, the
+manifests, metrics, the calibration-outlier rule, aipc.toml loading errors, the codemods
+(rewrites, refusals), the smoke runner's gate parser, the
 run-time input contract (run_inputs: dtype/layout/fixed-dim lines, checked against the
 signature tables), dynamic batch/sequence shapes, the shipped artifact and the ORT calibration
 feed.
 
-Run with a target venv's python (numpy needed; torch for the median check):
+Run with a target venv's python (numpy and torch needed):
     ~/.cache/aipc/toolchains/onnxruntime-cpu/venv/bin/python toolbox/tests/test_toolbox.py
 Prints one line per check; exits 1 if any fails.
 """
@@ -49,10 +49,10 @@ def manifests_load_and_name_scripts():
             assert (d / x["script"]).is_file(), x["script"]
         # The shared codemods come from toolbox/fixes/toolbox.toml, declared there once.
         fixes = {x["name"]: x for x in tools if x["name"].startswith("fix_")}
-        assert {"fix_branch_to_where", "fix_median_minmax", "fix_input_feed"} <= set(fixes), names
-        assert fixes["fix_median_minmax"]["script"] == "../../fixes/median_minmax.py"
+        assert {"fix_branch_to_where", "fix_input_feed"} <= set(fixes), names
+        assert fixes["fix_input_feed"]["script"] == "../../fixes/input_feed.py"
     shared = [x["name"] for x in args.load_manifest(FIXES / "toolbox.toml")]
-    assert shared == ["fix_branch_to_where", "fix_median_minmax", "fix_input_feed", "replace_function"], shared
+    assert shared == ["fix_branch_to_where", "fix_input_feed", "replace_function"], shared
 
 
 @check
@@ -173,6 +173,21 @@ def calibration_reference_rows_split_a_batch():
 
 
 @check
+def a_missing_artifact_names_the_tool_that_writes_it():
+    from aipc_toolbox.artifact import require_artifact
+
+    with tempfile.TemporaryDirectory() as d:
+        present = os.path.join(d, "model.onnx")
+        Path(present).write_bytes(b"x")
+        assert require_artifact(present) == present
+        raises(lambda: require_artifact(os.path.join(d, "build", "model_int8.pte")), "call quantize first")
+        raises(lambda: require_artifact(os.path.join(d, "build", "Model_INT8.onnx")), "call quantize first")
+        raises(lambda: require_artifact(os.path.join(d, "build", "model.pte")), "call export first")
+        raises(lambda: require_artifact(os.path.join(d, "m.onnx"), "FP32 model", hint="run the exporter"),
+               "FP32 model")
+
+
+@check
 def project_errors_name_key_and_line():
     with tempfile.TemporaryDirectory() as d:
         Path(d, "aipc.toml").write_text('target = "x"\n\n[project]\nmodel = "model:load"\nexample_inputs = 3\n')
@@ -220,68 +235,6 @@ def branch_to_where_rewrites_and_refuses():
                 return y
         """)
     assert rc == 0 and "y = torch.where(x.mean() < 0.5, x, 1 - x)" in new and "import torch" in new, new
-
-
-@check
-def median_minmax_is_exact():
-    import torch
-
-    rc, res, new = _fix("median_minmax.py", """
-        import torch
-        def f(x):
-            return torch.median(x, dim=1).values, x.median(2, keepdim=True)[0]
-        """)
-    assert rc == 0 and res["rewritten"] == 2, res
-    ns = {}
-    exec(compile(new, "model.py", "exec"), ns)
-    x = torch.randn(3, 9, 8)
-    a, b = ns["f"](x)
-    assert torch.equal(a, torch.median(x, dim=1).values) and torch.equal(b, x.median(2, keepdim=True)[0])
-    rc, res, _ = _fix("median_minmax.py", "import torch\ndef f(x):\n    v, i = x.median(1)\n    return i\n")
-    assert rc == 1 and "no torch.median" in res["error"], res
-    # Without a file: every project source with a median call, none outside the project's own.
-    with tempfile.TemporaryDirectory() as d:
-        Path(d, "nets").mkdir()
-        Path(d, "nets", "filters.py").write_text("import torch\ndef f(x):\n    return x.median(1).values\n")
-        Path(d, "main.py").write_text("def g(x):\n    return x.median(0)[0]\n")
-        Path(d, "clean.py").write_text("def h(x):\n    return x\n")
-        Path(d, "build").mkdir()
-        Path(d, "build", "gen.py").write_text("def k(x):\n    return x.median(1).values\n")
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "toolbox" / "lib"))
-        p = subprocess.run([sys.executable, str(FIXES / "median_minmax.py"), "--args-json", "{}"], cwd=d, env=env,
-                           capture_output=True, text=True)
-        res = json.loads(p.stdout.strip().splitlines()[-1])
-        assert p.returncode == 0 and res["files"] == ["main.py", "nets/filters.py"] and res["rewritten"] == 2, res
-        assert "_aipc_median" in Path(d, "main.py").read_text() and "import torch" in Path(d, "main.py").read_text()
-        assert "median(1)" in Path(d, "build", "gen.py").read_text()
-        Path(d, "main.py").write_text("def g(x):\n    return x\n")
-        Path(d, "nets", "filters.py").write_text("def g(x):\n    return x\n")
-        p = subprocess.run([sys.executable, str(FIXES / "median_minmax.py"), "--args-json", "{}"], cwd=d, env=env,
-                           capture_output=True, text=True)
-        res = json.loads(p.stdout.strip().splitlines()[-1])
-        assert p.returncode == 1 and "none of the project's 3 Python files" in res["error"], res
-
-
-@check
-def mean_keepdim_keeps_the_values():
-    import torch
-
-    rc, res, new = _fix("mean_keepdim.py", """
-        import torch
-        def f(x):
-            a = x.mean(dim=(2, 3))
-            b = torch.mean(x, [-1, -2], keepdim=False)
-            return a, b, x.mean(1), x.mean((2, 3), keepdim=True)
-        """)
-    assert rc == 0 and res["rewritten"] == 2 and res["skipped"] == 2, res
-    assert "a = x.mean(dim=(2, 3), keepdim=True).flatten(1)" in new, new
-    ns = {}
-    exec(compile(new, "model.py", "exec"), ns)
-    x = torch.randn(2, 5, 4, 3)
-    a, b, c, d = ns["f"](x)
-    assert torch.allclose(a, x.mean(dim=(2, 3))) and torch.allclose(b, x.mean(dim=(2, 3))) and a.shape == (2, 5)
-    rc, res, _ = _fix("mean_keepdim.py", "import torch\ndef f(x):\n    return x.mean(dim=(2, 3), keepdim=True)\n")
-    assert rc == 1 and "no x.mean(dim=(2, 3)) without keepdim" in res["error"], res
 
 
 @check
@@ -336,6 +289,16 @@ def input_feed_converts_what_the_app_feeds():
         assert rc == 1 and "no function nope()" in res["error"] and "run_inputs" in res["error"], res
         rc, res = fix("--function", "preprocess", "--input", "pixels", "--dtype", "float32")
         assert rc == 1 and "has no input 'pixels'" in res["error"], res
+        # With one input, a name that is not it (a small model passed a file name) still means it.
+        import input_feed
+
+        Path(d, "aipc.toml").write_text('[project]\nmodel = "m:f"\nexample_inputs = "d:x"\ninput_names = ["image"]\n')
+        cwd = os.getcwd()
+        os.chdir(d)
+        try:
+            assert input_feed.input_position("aipc.toml") == 0
+        finally:
+            os.chdir(cwd)
 
 
 @check

@@ -24,7 +24,7 @@ from aipc_toolbox.tensors import eager_outputs, take
 def body(a):
     import etcommon
 
-    path = etcommon.require_artifact(a["artifact"], hint="call export (FP32) or quantize (INT8) first")
+    path = etcommon.require_artifact(a["artifact"])
     p = Project()
     side = etcommon.read_sidecar(path)
     if side is None:

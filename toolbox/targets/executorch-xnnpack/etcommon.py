@@ -14,6 +14,7 @@ import json
 
 import numpy as np
 
+from aipc_toolbox.artifact import require_artifact  # noqa: F401 (the target scripts import it from here)
 from aipc_toolbox.emit import ToolError, note, warn
 
 # Graph nodes that are not compute: tuple unpacking, symbolic sizes, runtime asserts.
@@ -21,12 +22,6 @@ BOOKKEEPING = (
     "getitem", "sym_size", "sym_numel", "sym_stride", "sym_constrain_range", "_assert", "aten__assert",
     "aten_sym_size", "aten_sym_numel", "aten_sym_constrain", "aten__local_scalar_dense", "executorch_call_delegate",
 )
-
-
-def require_artifact(path, what="artifact", hint="call export first"):
-    if not os.path.isfile(path):
-        raise ToolError(f"{what} {path} does not exist (cwd {os.getcwd()}); {hint}")
-    return path
 
 
 def sha256(path):

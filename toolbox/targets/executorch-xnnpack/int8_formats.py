@@ -24,7 +24,7 @@ def body(a):
     import etcommon  # sets QNN_SDK_ROOT before executorch is imported
     import quantize
 
-    fp32 = etcommon.require_artifact(FP32, hint="call export first")
+    fp32 = etcommon.require_artifact(FP32)
     p = Project()
     wanted = quantize.project_format(p)
     side = (etcommon.read_sidecar(INT8) if os.path.isfile(INT8) else None) or {}

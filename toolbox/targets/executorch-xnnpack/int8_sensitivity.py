@@ -156,7 +156,7 @@ def body(a):
     import etcommon  # sets QNN_SDK_ROOT before executorch is imported
     import quantize
 
-    etcommon.require_artifact(FP32, hint="call export first")
+    etcommon.require_artifact(FP32)
     p = Project()
     side = (etcommon.read_sidecar(INT8) if os.path.isfile(INT8) else None) or {}
     recorded = side.get("quantize") or {}

@@ -72,8 +72,7 @@ def body(a):
     import etcommon
 
     p = Project()
-    path = etcommon.require_artifact(a["artifact"] or p.shipped(FP32, INT8),
-                                     hint="call export (FP32) or quantize (INT8) first")
+    path = etcommon.require_artifact(a["artifact"] or p.shipped(FP32, INT8))
     threads = a["threads"] or p.get("threads", 1)
     ms, batch, got, quantized = measure(path, p, a, threads)
     kind = "int8" if quantized else "fp32"

@@ -25,7 +25,7 @@ def body(a):
     from ortcommon import feed as feed_dict
     from ortcommon import is_quantized, require_artifact, run_all, run_many, session
 
-    path = require_artifact(a["artifact"], hint="call export (FP32) or quantize (INT8) first")
+    path = require_artifact(a["artifact"])
     p = Project()
     inputs, labels = p.eval_data()
     inputs = take(inputs, a["samples"])

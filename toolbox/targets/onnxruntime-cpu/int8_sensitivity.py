@@ -178,7 +178,7 @@ def body(a):
     from ortcommon import require_artifact, run_all, session
     from ortquant import FORMATS, build, calibration_feeds, pre_processed, project_format, recorded_calibration
 
-    src = require_artifact(FP32, "FP32 model", hint="call export first")
+    src = require_artifact(FP32, "FP32 model")
     p = Project()
     fmt = project_format(p)
     previous, recorded = recorded_calibration(INT8, note=False)

@@ -5,15 +5,10 @@ import os
 
 import numpy as np
 
+from aipc_toolbox.artifact import require_artifact  # noqa: F401 (the target scripts import it from here)
 from aipc_toolbox.emit import ToolError, warn
 
 PROVIDERS = ["CPUExecutionProvider"]
-
-
-def require_artifact(path, what="artifact", hint="call export first"):
-    if not os.path.isfile(path):
-        raise ToolError(f"{what} {path} does not exist (cwd {os.getcwd()}); {hint}")
-    return path
 
 
 def external_files(model, model_path):

@@ -66,8 +66,7 @@ def body(a):
     from ortcommon import artifact_bytes, is_quantized, require_artifact
 
     p = Project()
-    path = require_artifact(a["artifact"] or p.shipped(FP32, INT8),
-                            hint="call export (FP32) or quantize (INT8) first")
+    path = require_artifact(a["artifact"] or p.shipped(FP32, INT8))
     threads = a["threads"] or p.get("threads", 1)
     ms, batch = measure(path, p, a, threads)
     kind = "int8" if is_quantized(path) else "fp32"
