@@ -313,6 +313,15 @@ const CASES: &[Case] = &[
     gated(ORT, "toolbox/ort-inspect-int8-calibration-scale.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
         "quant.calibration_scale", "calibration-data",
         &[("outside", "64"), ("file", "pipeline/quant_inputs.py"), ("function", "calibration_cases")]),
+    // The same line when the project's own function that prepares the eval inputs brings the set
+    // into range (aipc_toolbox/calib_prep.py): the biopsy-resmlp project, both targets.
+    gated(ORT, "toolbox/ort-inspect-int8-calibration-prep.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
+        "quant.calibration_prep", "calibration-data",
+        &[("prep", "pipeline.cohort:zscore"), ("prep_file", "pipeline/cohort.py"), ("prep_line", "24"),
+          ("file", "pipeline/quant_inputs.py"), ("function", "calibration_cases"), ("outside", "64"), ("outside_after", "2")]),
+    gated(ET, "toolbox/et-inspect-int8-calibration-prep.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
+        "quant.calibration_prep", "calibration-data",
+        &[("prep", "pipeline.cohort:zscore"), ("reference", "eval inputs")]),
     // ---- INT8 mixed precision (int8_sensitivity; toolbox/targets/common/int8-mixed-precision.toml;
     // toolbox/tests/check_int8_sensitivity.py)
     gated(ORT, "toolbox/ort-inspect-int8-float-nodes-chosen.txt", "int8 artifact", &["int8_float_nodes_match == 1=0.0000"],
@@ -351,6 +360,15 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-compare-app-path-affine.txt", "app path", &["app_path_ok == 1=0.0000"],
         "app.affine_feed", "input-preprocessing",
         &[("input", "x"), ("function", "Reader.prepare"), ("kind", "per-channel"), ("residual", "0.00")]),
+    // ---- an artifact that is not there names the tool that writes it (common/artifacts.toml)
+    case(ET, "toolbox/et-inspect-int8-missing.txt", "artifact.int8_missing", "missing-artifact",
+        &[("artifact", "build/model_int8.pte")]),
+    case(ORT, "toolbox/ort-inspect-int8-missing.txt", "artifact.int8_missing", "missing-artifact",
+        &[("artifact", "build/model_int8.onnx")]),
+    case(ORT, "toolbox/ort-run-fp32-missing.txt", "artifact.missing", "missing-artifact",
+        &[("artifact", "build/model.onnx")]),
+    case(ET, "toolbox/ort-run-fp32-missing.txt", "artifact.missing", "missing-artifact",
+        &[("artifact", "build/model.onnx")]),
     // ---- INT8 formats (toolbox/targets/common/int8-formats.toml; toolbox/tests/check_int8_formats.py)
     gated(ORT, "toolbox/ort-profile-int8-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.int8_over_budget",
         "latency-over-budget", &[("artifact", "build/model_int8.onnx"), ("format", "qdq-s8s8"), ("threshold", "0.0001")]),
@@ -494,14 +512,16 @@ fn tables_load_with_unique_ids() {
     // The shared tables come first, in the order included.
     for target in [ORT, ET] {
         let ids: Vec<&str> = table(target).signatures().iter().map(|s| s.id()).collect();
-        assert_eq!(ids[4], "export.data_dependent_guard");
+        assert_eq!(ids[6], "export.data_dependent_guard");
         assert_eq!(
-            ids[..4],
+            ids[..6],
             [
                 "env.toolchain_incomplete",
                 "env.torch_cuda_libs_missing",
                 "env.qnn_sdk_missing",
-                "env.model_not_deterministic"
+                "env.model_not_deterministic",
+                "artifact.int8_missing",
+                "artifact.missing"
             ]
         );
     }

@@ -32,16 +32,17 @@ class Builder:
         return f"{self.file} {self.function}()"
 
 
-def _holds(value):
+def holds_array(value):
+    """Whether `value` is array-like (a numpy array or a tensor: it has a shape and a dtype)."""
     return hasattr(value, "shape") and hasattr(value, "dtype")
 
 
-class Trace:
-    """Profile hook over project code: the (value, code) of every return worth remembering."""
+class ProjectProfile:
+    """A profile hook (`sys.setprofile`) that sees only the project's own code: subclasses
+    implement `_hook(frame, event, arg)` and call `_in_project(filename)`; `with` installs it."""
 
     def __init__(self, root):
         self.root = os.path.realpath(root) + os.sep
-        self.returns = []
         self._files = {}
 
     def _in_project(self, filename):
@@ -51,6 +52,26 @@ class Trace:
             inside = real.startswith(self.root) and os.sep + "site-packages" + os.sep not in real
             self._files[filename] = inside
         return inside
+
+    def _hook(self, frame, event, arg):
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._previous = sys.getprofile()
+        sys.setprofile(self._hook)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(self._previous)
+        return False
+
+
+class Trace(ProjectProfile):
+    """Profile hook over project code: the (value, code) of every return worth remembering."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.returns = []
 
     def _hook(self, frame, event, arg):
         if event != "return" or arg is None or len(self.returns) >= MAX_RETURNS:
@@ -65,17 +86,8 @@ class Trace:
             if wrapped is None or not hasattr(wrapped, "__code__"):
                 return
             code = wrapped.__code__
-        if _holds(arg) or (isinstance(arg, (tuple, list)) and 0 < len(arg) <= 4096):
+        if holds_array(arg) or (isinstance(arg, (tuple, list)) and 0 < len(arg) <= 4096):
             self.returns.append((arg, code))
-
-    def __enter__(self):
-        self._previous = sys.getprofile()
-        sys.setprofile(self._hook)
-        return self
-
-    def __exit__(self, *exc):
-        sys.setprofile(self._previous)
-        return False
 
     def builder_of(self, x):
         """The innermost project function that returned `x` (returns are recorded innermost

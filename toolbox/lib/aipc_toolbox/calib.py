@@ -76,8 +76,9 @@ def _bits(values):
 class Audit:
     """What `audit` found: flagged sample indices, whether the whole set is off, the figures."""
 
-    def __init__(self, outliers, set_off, maxes, median, reference_median, reference_name):
+    def __init__(self, outliers, set_off, maxes, median, reference_median, reference_name, outside=()):
         self.outliers = outliers
+        self.outside = list(outside)  # samples outside the reference's range, on either side
         self.set_off = set_off
         self.maxes = maxes
         self.median = median
@@ -90,10 +91,11 @@ class Audit:
         return [] if self.set_off else list(self.outliers)
 
 
-def audit(samples, reference=None, reference_name="eval inputs", quiet=False, source="calibration_data"):
+def audit(samples, reference=None, reference_name="eval inputs", quiet=False, source="calibration_data", suffix=None):
     """Compare calibration `samples` (input tuples) with `reference` samples; print the warnings.
     `source` names the calibration function in the set-level line (e.g. `calibration_data
-    (pipeline/quant.py cases())`), so the evidence can point at it."""
+    (pipeline/quant.py cases())`), so the evidence can point at it; `suffix` ends that line (the
+    project's functions that would prepare the set, calib_prep.py)."""
     stats = [sample_stats(s) for s in samples]
     maxes = np.array([m for m, _, _ in stats], dtype=np.float64)
     median = float(np.median(maxes)) if len(maxes) else 0.0
@@ -124,7 +126,8 @@ def audit(samples, reference=None, reference_name="eval inputs", quiet=False, so
             scale_line = (f"{len(outside)} of {len(samples)} calibration samples lie outside the {reference_name}' range: "
                           f"median max|x| {_num(median)} is {median / ref_median:.3g}x the {reference_name}' {_num(ref_median)} "
                           f"(mean {_num(cal_mean)} vs {_num(ref_mean)}, std {_num(cal_std)} vs {_num(ref_std)}); "
-                          f"{source} does not prepare its inputs the way the model is fed")
+                          f"{source} does not prepare its inputs the way the model is fed"
+                          + (f"; {suffix}" if suffix else ""))
             warn("calibration scale", scale_line)
         else:
             for i in flagged:
@@ -132,7 +135,7 @@ def audit(samples, reference=None, reference_name="eval inputs", quiet=False, so
                 warn("calibration outlier",
                      f"sample {i} max|x| {_num(m)} is {m / ref_median:.1f}x the median max|x| {_num(ref_median)} "
                      f"of the {reference_name} (outside their spread: {_num(2.0 ** low)} .. {_num(2.0 ** high)})")
-    result = Audit(flagged, set_off, maxes, median, ref_median, reference_name)
+    result = Audit(flagged, set_off, maxes, median, ref_median, reference_name, outside)
     result.scale_line = scale_line
     return result
 
@@ -152,7 +155,15 @@ def checked_samples(project, samples, drop_outliers):
     on the wrong scale: that is the calibration function's fault). Returns (audit, kept)."""
     reference, reference_name = reference_samples(project)
     file, function = project.spec_file("calibration_data")
-    result = audit(samples, reference, reference_name, source=f"calibration_data ({file} {function}())")
+    prep = project.get("calibration_prep")
+    source = f"calibration_data ({file} {function}())" + (f" with calibration_prep {prep}" if prep else "")
+    suffix = None
+    if audit(samples, reference, reference_name, quiet=True).set_off:
+        from . import calib_prep
+
+        found = calib_prep.candidates(project, samples, reference_name)
+        suffix = calib_prep.line(found, reference_name) if found else None
+    result = audit(samples, reference, reference_name, source=source, suffix=suffix)
     if result.set_off and drop_outliers:
         note("drop_outliers does not apply: most calibration samples are off, so the calibration "
              "function itself must prepare its inputs the way the model is fed")

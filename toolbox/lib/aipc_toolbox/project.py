@@ -6,6 +6,7 @@ model = "model:load_model"                  # module:function -> nn.Module, weig
 example_inputs = "data:example_inputs"      # -> tuple of tensors (batch >= 2)
 eval_data = "data:eval_set"                 # -> (tuple of batched inputs, labels)
 calibration_data = "data:calibration_set"   # -> list of input tuples
+calibration_prep = "data:normalise"        # applied to each calibration input array (optional)
 input_names = ["image"]
 output_names = ["logits"]
 run_inputs = "infer:run_inputs"            # -> list of input tuples as the app feeds them (optional)
@@ -131,6 +132,10 @@ class Project:
         return default if v is None else v
 
     def _call(self, key):
+        return self._function(key)()
+
+    def _function(self, key):
+        """The function aipc.toml `key` names ("module:function"), imported from the project."""
         spec = self.cfg.get(key)
         if not spec:
             raise ToolError(f"aipc.toml [project]: key {key!r} is not set ({KEYS[key][2]}); add it")
@@ -152,7 +157,7 @@ class Project:
             close = difflib.get_close_matches(fn_name, names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ToolError(f"{self._where(key)}: {key} = {spec!r}: {mod_name}.py has no function {fn_name!r}{hint}")
-        return fn()
+        return fn
 
     def load_model(self):
         """The project's nn.Module, in eval mode."""
@@ -212,6 +217,16 @@ class Project:
             out.append(item)
         if not out:
             raise ToolError(f"{self.cfg['calibration_data']} returned no samples")
+        prep = self.cfg.get("calibration_prep")
+        if prep:
+            from . import calib_prep
+
+            try:
+                out = calib_prep.apply(self._function("calibration_prep"), out)
+            except ValueError as e:
+                raise ToolError(f"{self._where('calibration_prep')}: calibration_prep = {prep!r} does not apply to "
+                                f"{self.cfg['calibration_data']}'s inputs ({e}); set it to the function that prepares "
+                                "one input array the way the model is fed, or remove it") from None
         return out
 
     def run_inputs(self):

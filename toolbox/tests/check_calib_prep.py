@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
+"""Calibration sets on another scale: finding the project's own preparation step (calib_prep.py)
+and applying it (aipc.toml calibration_prep), over several code shapes of the data module.
+
+Each project here feeds its model standardised (or unit-scaled) inputs on the eval path and
+returns raw ones from calibration_data. The checks show that the audit really sees the set as
+off, that the step the eval path applies is found by following that path (whatever the function
+is called), that a step the calibration path already applies, one that changes the shape, or an
+inline computation is not offered, that a step which does not bring the set into range is not
+offered, and that Project.calibration_data() applies the setting (and refuses one that does not
+fit, naming its aipc.toml line). Last, quantize.py of both targets prints the line and builds
+an INT8 model that matches eager once the setting is made.
+"""
+import itertools
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from checklib import ROOT, check, main, raises, run_script
+
+from aipc_toolbox import calib, calib_prep  # noqa: E402
+from aipc_toolbox.project import Project  # noqa: E402
+
+_ids = itertools.count()
+
+# Raw measurements on very different scales per column (like lab units); the model takes z-scores.
+RAW = '''
+import numpy as np
+import torch
+
+_g = np.random.default_rng(3)
+RAW = (_g.normal(size=(200, 6)) * np.array([300.0, 2.0, 40.0, 0.5, 900.0, 7.0])
+       + np.array([1500.0, 1.0, 80.0, 0.2, 4000.0, 30.0])).astype(np.float32)
+MEAN, STD = RAW[:150].mean(0), RAW[:150].std(0)
+'''
+
+
+def _project(data_src, extra_toml=""):
+    """A project folder with a small MLP and the data module `data_src` (the module gets a fresh
+    name, so several projects in one process do not share an import); returns (Project, module)."""
+    module = f"prep_data_{next(_ids)}"
+    d = tempfile.mkdtemp(prefix="calib-prep-")
+    Path(d, module + ".py").write_text(textwrap.dedent(RAW) + textwrap.dedent(data_src) + textwrap.dedent('''
+
+        def build():
+            torch.manual_seed(0)
+            return torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).eval()
+    '''))
+    Path(d, "aipc.toml").write_text(textwrap.dedent(f'''\
+        target = "onnxruntime-cpu"
+
+        [project]
+        model = "{module}:build"
+        example_inputs = "{module}:example"
+        eval_data = "{module}:evaluation"
+        calibration_data = "{module}:calibration"
+        input_names = ["x"]
+        output_names = ["y"]
+        opset = 18
+        quantize = "int8"
+    ''') + extra_toml.replace("MODULE", module))
+    return Project(d), module
+
+
+def _data(steps, eval_inputs):
+    """A data module: the functions `steps`, eval_data returning the tensor `eval_inputs` builds,
+    the example rows taken from it, and calibration returning 64 raw rows, one per sample."""
+    return textwrap.dedent(steps) + textwrap.dedent(f'''
+
+        def evaluation():
+            return ({eval_inputs},), None
+
+
+        def example():
+            return (evaluation()[0][0][:2],)
+
+
+        def calibration():
+            return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]
+        ''')
+
+
+# The step is a module-level function the eval path calls; calibration returns raw rows.
+STANDARDISE_STEP = '''
+def standardise(rows):
+    return (rows - MEAN) / STD
+'''
+STANDARDISE = _data(STANDARDISE_STEP, "torch.from_numpy(standardise(RAW[150:]))")
+
+
+def _candidates(project):
+    samples = project.calibration_data()
+    reference, name = calib.reference_samples(project)
+    assert calib.audit(samples, reference, name, quiet=True).set_off, "the set must be off for the check to mean anything"
+    return [t.entry for t, _, _ in calib_prep.candidates(project, samples, name)]
+
+
+@check
+def the_step_the_eval_path_applies_is_found_and_brings_the_set_into_range():
+    p, module = _project(STANDARDISE)
+    assert _candidates(p) == [f"{module}:standardise"]
+
+
+@check
+def the_step_is_found_under_any_name_and_inside_a_helper_chain():
+    # Another name, called through a loader class on the eval path, on torch tensors.
+    p, module = _project(_data('''
+        def to_model_units(t):
+            return (t - torch.from_numpy(MEAN)) / torch.from_numpy(STD)
+
+
+        class Loader:
+            def batch(self):
+                return to_model_units(torch.from_numpy(RAW[150:]))
+        ''', "Loader().batch()"))
+    assert _candidates(p) == [f"{module}:to_model_units"]
+
+
+@check
+def a_step_that_does_not_bring_the_set_into_range_is_not_offered():
+    # The eval path also clips its z-scores (a shape-keeping function), which alone leaves the
+    # raw calibration rows far out of range: only the standardisation is offered.
+    p, module = _project(_data(STANDARDISE_STEP + '''
+
+def clip(rows):
+    return np.clip(rows, -1e6, 1e6)
+''', "torch.from_numpy(clip(standardise(RAW[150:])))"))
+    assert _candidates(p) == [f"{module}:standardise"]
+
+
+@check
+def inline_steps_shape_changes_and_steps_calibration_already_takes_are_not_offered():
+    # Inline arithmetic: nothing to name.
+    p, _ = _project(_data(STANDARDISE_STEP, "torch.from_numpy((RAW[150:] - MEAN) / STD)"))
+    assert _candidates(p) == []
+    # The step also selects columns (the shape changes): applying it to a sample is not the same step.
+    p, _ = _project(STANDARDISE.replace("return (rows - MEAN) / STD",
+                                        "return ((rows - MEAN) / STD)[:, :5]"))
+    assert _candidates(p) == []
+    # The calibration path calls the step already (on rows it then throws away).
+    p, _ = _project(STANDARDISE.replace("    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
+                                        "    standardise(RAW[:1])\n"
+                                        "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]"))
+    assert _candidates(p) == []
+
+
+@check
+def the_setting_is_applied_to_every_calibration_input_and_a_misfit_names_its_line():
+    p, module = _project(STANDARDISE, 'calibration_prep = "MODULE:standardise"\n')
+    samples = p.calibration_data()
+    reference, name = calib.reference_samples(p)
+    assert not calib.audit(samples, reference, name, quiet=True).set_off
+    assert samples[0][0].dtype.is_floating_point and tuple(samples[0][0].shape) == (1, 6)
+    bad, _ = _project(STANDARDISE + '''
+
+def summary(rows):
+    return rows.mean(0)
+''', 'calibration_prep = "MODULE:summary"\n')
+    raises(bad.calibration_data, "aipc.toml:12: calibration_prep")
+
+
+@check
+def quantize_names_the_step_and_builds_an_accurate_int8_model_once_it_is_set():
+    for target, artifact in (("onnxruntime-cpu", "build/model_int8.onnx"),
+                             ("executorch-xnnpack", "build/model_int8.pte")):
+        venv = Path(sys.prefix).name == "venv" and Path(sys.prefix).parent.name
+        if venv and venv != target:
+            continue  # each venv runs its own target's scripts
+        folder = ROOT / "toolbox" / "targets" / target
+        p, module = _project(STANDARDISE)
+        text = Path(p.root, "aipc.toml").read_text().replace('"onnxruntime-cpu"', f'"{target}"')
+        Path(p.root, "aipc.toml").write_text(text)
+        res, out = run_script(folder, p.root, "export.py", {})
+        assert res["ok"], out
+        res, out = run_script(folder, p.root, "quantize.py", {})
+        assert f'calibration_prep = "{module}:standardise" applies it' in out, out
+        res, out = run_script(folder, p.root, "compare.py", {"artifact": artifact})
+        before = res.get("cosine", 0.0)
+        Path(p.root, "aipc.toml").write_text(text + f'calibration_prep = "{module}:standardise"\n')
+        res, out = run_script(folder, p.root, "quantize.py", {})
+        assert res["ok"] and "calibration scale" not in out, out
+        res, out = run_script(folder, p.root, "compare.py", {"artifact": artifact})
+        assert res["ok"] and res["cosine"] >= 0.99 and res["cosine"] > before, (before, out)
+
+
+if __name__ == "__main__":
+    main()
