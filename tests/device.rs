@@ -323,17 +323,19 @@ fn assert_deployed_on_device(session: &Session, min_jobs: usize) {
     );
 }
 
+/// The session's folder on the device is gone at the end.
+fn assert_device_folder_empty(remote: &Path) {
+    let left: Vec<_> = std::fs::read_dir(remote).expect("device folder").collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
 #[test]
 fn digits_cnn_deploys_on_onnxruntime_cpu_over_ssh() {
     let sshd = Sshd::start();
     let remote = tempfile::tempdir().expect("device folder");
     let session = deploy(ORT, &ssh_device(&sshd, sshd.port, ORT, remote.path()), &[]);
     assert_deployed_on_device(&session, 6);
-    // The session's folder on the device is gone at the end.
-    let left: Vec<_> = std::fs::read_dir(remote.path())
-        .expect("device folder")
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert_device_folder_empty(remote.path());
 }
 
 #[test]
@@ -448,10 +450,7 @@ fn digits_cnn_deploys_on_onnxruntime_cpu_over_an_adb_stand_in() {
     let remote = tempfile::tempdir().expect("device folder");
     let session = deploy(ORT, &adb_device(remote.path()), &[]);
     assert_deployed_on_device(&session, 6);
-    let left: Vec<_> = std::fs::read_dir(remote.path())
-        .expect("device folder")
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert_device_folder_empty(remote.path());
 }
 
 #[test]

@@ -51,6 +51,44 @@ fn check_files() -> Vec<PathBuf> {
     files
 }
 
+/// One check file run in one venv: its exit status and output, and how long it took.
+struct CheckRun {
+    file: PathBuf,
+    target: String,
+    ok: bool,
+    seconds: f64,
+    output: String,
+}
+
+fn run_check(file: &Path, target: &str) -> CheckRun {
+    let python = venv_python(target);
+    assert!(
+        python.exists(),
+        "no {target} venv at {} (aipc toolchain setup {target})",
+        python.display()
+    );
+    let started = std::time::Instant::now();
+    let out = Command::new(&python)
+        .arg(file)
+        .env("QNN_SDK_ROOT", "")
+        .output()
+        .unwrap();
+    CheckRun {
+        file: file.to_path_buf(),
+        target: target.to_string(),
+        ok: out.status.success(),
+        seconds: started.elapsed().as_secs_f64(),
+        output: format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+/// The (file, venv) runs are independent processes, so they run side by side on the machine's
+/// cores (at most 4: each holds a venv's torch): one after the other they took 23 of the 48
+/// minutes of a cold `cargo test` on a 2-core machine.
 #[test]
 fn every_toolbox_check_file_passes_in_its_venvs() {
     let files = check_files();
@@ -59,35 +97,49 @@ fn every_toolbox_check_file_passes_in_its_venvs() {
         "only {} check files under toolbox/tests: {files:?}",
         files.len()
     );
+    let jobs: Vec<(PathBuf, String)> = files
+        .iter()
+        .flat_map(|file| {
+            venvs_of(file)
+                .into_iter()
+                .map(move |target| (file.clone(), target))
+        })
+        .collect();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let runs = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((file, target)) = jobs.get(i) else {
+                    break;
+                };
+                let run = run_check(file, target);
+                runs.lock().unwrap().push(run);
+            });
+        }
+    });
+    let runs = runs.into_inner().unwrap();
+    assert_eq!(runs.len(), jobs.len(), "a check run panicked (see above)");
     let mut failures = Vec::new();
-    for file in &files {
-        for target in venvs_of(file) {
-            let python = venv_python(&target);
-            assert!(
-                python.exists(),
-                "no {target} venv at {} (aipc toolchain setup {target})",
-                python.display()
-            );
-            let started = std::time::Instant::now();
-            let out = Command::new(&python)
-                .arg(file)
-                .env("QNN_SDK_ROOT", "")
-                .output()
-                .unwrap();
-            eprintln!(
-                "{} in {target}: exit {:?} in {:.1} s",
-                file.display(),
-                out.status.code(),
-                started.elapsed().as_secs_f64()
-            );
-            if !out.status.success() {
-                failures.push(format!(
-                    "{} in {target} failed:\n{}\n{}",
-                    file.display(),
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
+    for run in &runs {
+        eprintln!(
+            "{} in {}: {} in {:.1} s",
+            run.file.display(),
+            run.target,
+            if run.ok { "ok" } else { "FAILED" },
+            run.seconds
+        );
+        if !run.ok {
+            failures.push(format!(
+                "{} in {} failed:\n{}",
+                run.file.display(),
+                run.target,
+                run.output
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
