@@ -19,7 +19,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from checklib import MLP_DATA, ROOT, check, main, run_script
+from checklib import MLP_DATA, MLP_TOML, ROOT, check, main, run_script
 
 try:
     import onnxruntime  # noqa: F401
@@ -46,18 +46,6 @@ def build():
     return net.eval()
 ''' + MLP_DATA
 
-TOML = '''target = "{target}"
-[project]
-model = "net:build"
-example_inputs = "net:sample"
-eval_data = "net:held_out"
-calibration_data = "net:calibration"
-input_names = ["x"]
-output_names = ["y"]
-quantize = "int8"
-latency_budget_ms = {budget}
-{extra}
-'''
 
 _DIR = None
 
@@ -68,7 +56,8 @@ def project(budget=100.0, extra=""):
     if _DIR is None:
         _DIR = Path(tempfile.mkdtemp(prefix="aipc-int8-formats-"))
         (_DIR / "net.py").write_text(NET)
-    (_DIR / "aipc.toml").write_text(TOML.format(target=TARGET_NAME, budget=budget, extra=extra))
+    extra = f'input_names = ["x"]\noutput_names = ["y"]\nlatency_budget_ms = {budget}\n{extra}'
+    (_DIR / "aipc.toml").write_text(MLP_TOML.format(target=TARGET_NAME, extra=extra))
     if not (_DIR / "build" / f"model.{EXT}").is_file():
         tool("export.py", {})
     return _DIR

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from checklib import MLP_DATA, ROOT, check, main, run_script
+from checklib import MLP_DATA, MLP_TOML, ROOT, check, main, run_script
 
 TARGET = ROOT / "toolbox" / "targets" / "executorch-xnnpack"
 sys.path.insert(0, str(TARGET))
@@ -38,15 +38,6 @@ def build():
         net[4].bias.zero_()  # the logits are made of the small activations alone
     return net.eval()
 ''' + MLP_DATA
-
-TOML = '''target = "executorch-xnnpack"
-[project]
-model = "net:build"
-example_inputs = "net:sample"
-eval_data = "net:held_out"
-calibration_data = "net:calibration"
-quantize = "int8"
-'''
 
 
 def _net(shrink):
@@ -107,7 +98,7 @@ def ordinary_ranges_keep_the_configs_floor():
 def quantize_lowers_it_with_xnnpack_and_the_pte_matches_eager():
     with tempfile.TemporaryDirectory() as d:
         Path(d, "net.py").write_text(NET.format(shrink=3e-3))
-        Path(d, "aipc.toml").write_text(TOML)
+        Path(d, "aipc.toml").write_text(MLP_TOML.format(target="executorch-xnnpack", extra=""))
         res, out = run_script(TARGET, d, "export.py", {})
         assert res["ok"], out
         res, out = run_script(TARGET, d, "quantize.py", {})

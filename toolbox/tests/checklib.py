@@ -47,6 +47,17 @@ def calibration():
     return [(x[i:i + 8],) for i in range(0, 64, 8)]
 '''
 
+# The aipc.toml of those projects: `target` and `extra` (more [project] lines) filled in by the check.
+MLP_TOML = '''target = "{target}"
+[project]
+model = "net:build"
+example_inputs = "net:sample"
+eval_data = "net:held_out"
+calibration_data = "net:calibration"
+quantize = "int8"
+{extra}
+'''
+
 
 def run_script(target, project, script, args):
     """Run a toolbox script of the target folder `target` in the project folder `project`, the way
