@@ -56,6 +56,25 @@ def manifests_load_and_name_scripts():
 
 
 @check
+def the_numbers_guard_finishes_within_its_tools_timeout():
+    # The engine kills a tool at its manifest's timeout_s; killed between writing a rewrite and
+    # rolling it back, the guard would leave a rewrite nobody checked. Every tool whose script
+    # uses the guard must give it its worst case and some time for the codemod itself.
+    import tomllib
+
+    from aipc_toolbox.eager_guard import GUARD_WORST_S
+
+    guarded = 0
+    for manifest in [FIXES / "toolbox.toml", *sorted((ROOT / "toolbox" / "targets").glob("*/toolbox.toml"))]:
+        for tool in tomllib.loads(manifest.read_text()).get("tool", []):
+            script = (manifest.parent / tool["script"]).resolve()
+            if "EagerGuard" in script.read_text():
+                guarded += 1
+                assert tool.get("timeout_s", 0) >= GUARD_WORST_S + 30, (manifest, tool["name"], tool.get("timeout_s"))
+    assert guarded >= 2, guarded
+
+
+@check
 def no_script_shadows_a_module():
     # `python <script>` puts the script's folder first on sys.path: a script named like a
     # standard-library or installed module would be imported in its place (an inspect.py broke

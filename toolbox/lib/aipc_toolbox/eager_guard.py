@@ -33,8 +33,15 @@ from .emit import ToolError
 # computing the same thing) moves float outputs by rounding at most.
 RTOL = 1e-4
 ATOL = 1e-5
-# Seconds for the baseline child; the replay gets at least this, or 10x what the baseline took.
-BASELINE_TIMEOUT_S = 600
+# Seconds for the baseline child (a model that takes longer is not checked: the rewrite is kept
+# unverified and the gates judge it), and the most the replay child may take (3x the baseline, at
+# least 30 s). The guard runs inside a tool that the engine kills at its manifest's timeout_s, and
+# a kill between writing and rolling back would keep a rewrite nobody checked: GUARD_WORST_S must
+# stay under the timeout_s of every tool that uses the guard (fixes/toolbox.toml; a unit check in
+# toolbox/tests/test_toolbox.py holds them together).
+BASELINE_TIMEOUT_S = 90
+REPLAY_MIN_S, REPLAY_MAX_S = 30, 150
+GUARD_WORST_S = BASELINE_TIMEOUT_S + REPLAY_MAX_S
 SEED = 0
 
 
@@ -148,6 +155,10 @@ class EagerGuard:
         self.skipped = None
         self.baseline_s = None
 
+    @staticmethod
+    def _timed_out(timeout):
+        return f"the model did not finish within {timeout:.0f} s"
+
     def _spawn(self, mode, timeout):
         lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ)
@@ -156,7 +167,7 @@ class EagerGuard:
             p = subprocess.run([sys.executable, "-m", "aipc_toolbox.eager_guard", mode, self.scratch], cwd=self.root,
                                env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return None, f"the model did not finish within {timeout:.0f} s"
+            return None, self._timed_out(timeout)
         last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
         try:
             reply = json.loads(last)
@@ -177,6 +188,11 @@ class EagerGuard:
         started = time.monotonic()
         reply, err = self._spawn("capture", BASELINE_TIMEOUT_S)
         self.baseline_s = time.monotonic() - started
+        if err == self._timed_out(BASELINE_TIMEOUT_S):
+            self.skipped = (f"the model took over {BASELINE_TIMEOUT_S} s on the example inputs, too long to run "
+                            "twice within the tool's time")
+            self.close()
+            return False
         if err:
             self.skipped = f"the model does not run before the rewrite either ({err})"
             self.close()
@@ -190,7 +206,7 @@ class EagerGuard:
         if self.scratch is None:
             return {"checked": False, "why": self.skipped}
         try:
-            timeout = max(BASELINE_TIMEOUT_S / 5, 10 * (self.baseline_s or 0))
+            timeout = min(REPLAY_MAX_S, max(REPLAY_MIN_S, 3 * (self.baseline_s or 0)))
             reply, err = self._spawn("replay", timeout)
         finally:
             self.close()
