@@ -1122,3 +1122,57 @@ fn init_accepts_every_zoobench_entry() {
         }
     }
 }
+
+/// `bench deploy --keep-failed`: a run whose scripted model stops after the export stage fails,
+/// and its session (not its worktree) is kept beside the table under `<task>.<arm>.t<trial>`.
+#[test]
+fn bench_deploy_keeps_the_table_and_the_failed_session() {
+    let tasks = tempfile::tempdir().unwrap();
+    let task = tasks.path().join("tiny-cut");
+    std::fs::create_dir_all(&task).unwrap();
+    std::fs::write(
+        task.join("task.toml"),
+        "project = \"examples/tiny-mlp\"\ntarget = \"python-reference\"\n",
+    )
+    .unwrap();
+    let full = std::fs::read_to_string(data_dir().join("examples/scripts/tiny-mlp.jsonl")).unwrap();
+    let replies: Vec<&str> = full.lines().filter(|l| l.starts_with('{')).collect();
+    let script = tasks.path().join("cut.jsonl");
+    std::fs::write(&script, replies[..2].join("\n")).unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let kept = tempfile::tempdir().unwrap();
+    let kept = kept.path().join("results");
+    let out = aipc()
+        .args(["bench", "deploy", "--tasks", "tiny-cut", "--tasks-dir"])
+        .arg(tasks.path())
+        .arg("--model")
+        .arg(format!("scripted:{}", script.display()))
+        .arg("--out")
+        .arg(out_dir.path())
+        .arg("--keep-failed")
+        .arg(&kept)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("tiny-cut [skills #1] ✘"), "{stderr}");
+    assert!(
+        stderr.contains("kept the table and 1 failed session(s)"),
+        "{stderr}"
+    );
+    let session = kept.join("sessions/tiny-cut.skills.t1");
+    for file in [
+        "events.jsonl",
+        "meta.json",
+        "report.json",
+        "deploybench.json",
+    ] {
+        let path = if file.starts_with("deploybench") {
+            kept.join(file)
+        } else {
+            session.join(file)
+        };
+        assert!(path.is_file(), "{} missing", path.display());
+    }
+    assert!(!session.join("worktree").exists());
+}

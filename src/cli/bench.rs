@@ -64,6 +64,11 @@ pub(crate) enum BenchWhat {
         /// A previous deploybench.json: exit 1 when a task that succeeded there fails now.
         #[arg(long)]
         baseline: Option<PathBuf>,
+        /// A results folder: the table and the session (events, meta, report; not the worktree)
+        /// of every run that did not succeed are copied there, as
+        /// `sessions/<task>.<arm>.t<trial>/`, for `aipc replay` after --out is gone.
+        #[arg(long, value_name = "DIR")]
+        keep_failed: Option<PathBuf>,
         /// Print the table as one JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -180,6 +185,7 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             device,
             out,
             baseline,
+            keep_failed,
             json,
         } => deploy(BenchDeployArgs {
             data_dir,
@@ -193,6 +199,7 @@ pub(crate) async fn bench(what: BenchWhat, data_dir: Option<PathBuf>) -> i32 {
             device,
             out,
             baseline,
+            keep_failed,
             json,
         }),
         BenchWhat::Replay(args) => replay(args),
@@ -293,11 +300,13 @@ struct BenchDeployArgs {
     device: Option<PathBuf>,
     out: Option<PathBuf>,
     baseline: Option<PathBuf>,
+    keep_failed: Option<PathBuf>,
     json: bool,
 }
 
 /// `aipc bench deploy`: exit 0 when the runs completed (whatever their outcomes), 1 on a
-/// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails.
+/// regression against `--baseline`, 2 on bad tasks or flags, 3 when the runner itself fails or
+/// `--keep-failed` cannot write its folder.
 fn deploy(args: BenchDeployArgs) -> i32 {
     use crate::bench::deploy::{self as deploybench, Arm};
     if let Some(Err(message)) = args
@@ -430,6 +439,28 @@ fn deploy(args: BenchDeployArgs) -> i32 {
         print!("{}", report.to_markdown());
         println!("\n{}", out_dir.join("deploybench.md").display());
     }
+    let mut kept_ok = true;
+    if let Some(dest) = &args.keep_failed {
+        match deploybench::keep_failed(&report, &out_dir, dest) {
+            Ok(kept) => {
+                eprintln!(
+                    "bench deploy: kept the table and {} failed session(s) in {}",
+                    kept.sessions.len(),
+                    dest.display()
+                );
+                for label in &kept.without_session {
+                    eprintln!("bench deploy: {label} did not succeed and left no session to keep");
+                }
+            }
+            Err(e) => {
+                eprintln!(
+                    "error: --keep-failed: {e:#} (the table and sessions stay in {})",
+                    out_dir.display()
+                );
+                kept_ok = false;
+            }
+        }
+    }
     if let Some(baseline) = baseline {
         let regressions = deploybench::regressions(&baseline, &report);
         if !regressions.is_empty() {
@@ -439,7 +470,11 @@ fn deploy(args: BenchDeployArgs) -> i32 {
             return exit::STAGE_FAILED;
         }
     }
-    0
+    if kept_ok {
+        0
+    } else {
+        exit::ENVIRONMENT
+    }
 }
 
 /// Seeks (and steps back) timed through the replay controller at most.

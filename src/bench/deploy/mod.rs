@@ -13,9 +13,11 @@
 //! in that run). Nothing about a task's expected result is known to the runner beyond which
 //! stages count as success.
 
+pub mod keep;
 pub mod table;
 pub mod task;
 
+pub use keep::{keep_failed, Kept};
 pub use table::{ArmSummary, BenchDeployReport, Figures, RunRecord};
 pub use task::{load_tasks, Task, TaskError};
 
