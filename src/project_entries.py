@@ -60,11 +60,14 @@ def main():
             problems.append({"key": key, "file": "aipc.toml", "line": line, "message": f"cannot read {rel}: {e}"})
             continue
         names = top_level_names(tree)
-        if function not in names:
-            close = difflib.get_close_matches(function, sorted(n for n in names if not n.startswith("_")), n=1)
+        # `Prep.standardise` / `SCALER.transform`: the module binds the first name; the rest is
+        # looked up when the project is imported.
+        bound = function.split(".")[0]
+        if bound not in names:
+            close = difflib.get_close_matches(bound, sorted(n for n in names if not n.startswith("_")), n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             problems.append({"key": key, "file": "aipc.toml", "line": line,
-                             "message": f"`{key}` = \"{entry}\": {rel} defines no `{function}` at its top level{hint}"})
+                             "message": f"`{key}` = \"{entry}\": {rel} defines no `{bound}` at its top level{hint}"})
     print(json.dumps(problems))
 
 

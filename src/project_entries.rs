@@ -145,6 +145,30 @@ mod tests {
     }
 
     #[test]
+    fn an_attribute_path_needs_its_first_name_bound_at_top_level() {
+        let toml = "target = \"onnxruntime-cpu\"\n[project]\nmodel = \"nets.zoo:Zoo.build\"\nexample_inputs = \"data:SCALER.example\"\n";
+        let dir = project(&[
+            ("nets/__init__.py", ""),
+            (
+                "nets/zoo.py",
+                "class Zoo:\n    @staticmethod\n    def build():\n        pass\n",
+            ),
+            ("data.py", "class Scaler:\n    pass\n"),
+        ]);
+        let problems = check(toml, dir.path()).unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(
+            (problems[0].key.as_str(), problems[0].line),
+            ("example_inputs", 4)
+        );
+        assert!(
+            problems[0].message.contains("data.py defines no `SCALER`"),
+            "{}",
+            problems[0].message
+        );
+    }
+
+    #[test]
     fn a_missing_function_names_the_aipc_toml_line_and_a_close_name() {
         let dir = project(&[
             ("nets/__init__.py", ""),

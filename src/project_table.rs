@@ -182,7 +182,9 @@ pub fn check_value(key: &str, value: &toml::Value) -> Result<(), ValueProblem> {
     Ok(())
 }
 
-/// `module:function` with dotted module names and a plain function name.
+/// `module:function` with dotted module names; the function may be an attribute path from a
+/// name the module binds (`data:Prep.standardise`, a static method; `data:SCALER.transform`, a
+/// method of an object the module holds).
 fn is_entry(s: &str) -> bool {
     let ident = |p: &str| {
         !p.is_empty()
@@ -190,7 +192,7 @@ fn is_entry(s: &str) -> bool {
             && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     match s.split_once(':') {
-        Some((module, function)) => module.split('.').all(ident) && ident(function),
+        Some((module, function)) => module.split('.').all(ident) && function.split('.').all(ident),
         None => false,
     }
 }
@@ -482,6 +484,17 @@ mod tests {
         let err =
             set_option(PROJECT, "model", Some(&toml::Value::String("model".into()))).unwrap_err();
         assert!(err.to_string().contains("module:function"), "{err}");
+        for bad in ["data:", "data:Prep.", "data:.f", "data:1f", "data:a b"] {
+            let err =
+                set_option(PROJECT, "model", Some(&toml::Value::String(bad.into()))).unwrap_err();
+            assert!(err.to_string().contains("module:function"), "{bad}: {err}");
+        }
+        set_option(
+            PROJECT,
+            "model",
+            Some(&toml::Value::String("zoo.nets:Factory.build".into())),
+        )
+        .unwrap();
         let err = set_option("target = 1\n", "opset", Some(&toml::Value::Integer(18))).unwrap_err();
         assert_eq!(err, SetOptionError::NoTable);
         assert!(matches!(

@@ -322,6 +322,12 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-inspect-int8-calibration-prep.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
         "quant.calibration_prep", "calibration-data",
         &[("prep", "pipeline.cohort:zscore"), ("reference", "eval inputs")]),
+    // The step as a method of a fitted object the data module holds (toolbox/tests/check_calib_prep.py's
+    // scaler project): the setting names its attribute path.
+    gated(ORT, "toolbox/ort-inspect-int8-calibration-prep-method.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
+        "quant.calibration_prep", "calibration-data",
+        &[("prep", "prep_data_0:SCALER.transform"), ("prep_file", "prep_data_0.py"), ("prep_line", "14"),
+          ("function", "calibration")]),
     // ---- INT8 mixed precision (int8_sensitivity; toolbox/targets/common/int8-mixed-precision.toml;
     // toolbox/tests/check_int8_sensitivity.py)
     gated(ORT, "toolbox/ort-inspect-int8-float-nodes-chosen.txt", "int8 artifact", &["int8_float_nodes_match == 1=0.0000"],

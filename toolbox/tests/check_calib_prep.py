@@ -119,6 +119,50 @@ def the_step_is_found_under_any_name_and_inside_a_helper_chain():
 
 
 @check
+def a_static_method_or_a_method_of_an_object_the_module_holds_is_named_by_its_path():
+    # A static method of a top-level class, called through the class.
+    p, module = _project(_data('''
+        class Prep:
+            @staticmethod
+            def standardise(rows):
+                return (rows - MEAN) / STD
+        ''', "torch.from_numpy(Prep.standardise(RAW[150:]))"))
+    assert _candidates(p) == [f"{module}:Prep.standardise"]
+    # A fitted scaler object held at top level, its method and its __call__.
+    scaler = '''
+        class Scaler:
+            def __init__(self, rows):
+                self.mean, self.std = rows.mean(0), rows.std(0)
+
+            def transform(self, rows):
+                return (rows - self.mean) / self.std
+
+            def __call__(self, rows):
+                return self.transform(rows)
+
+
+        SCALER = Scaler(RAW[:150])
+        '''
+    p, module = _project(_data(scaler, "torch.from_numpy(SCALER.transform(RAW[150:]))"))
+    assert _candidates(p) == [f"{module}:SCALER.transform"]
+    p, module = _project(_data(scaler, "torch.from_numpy(SCALER(RAW[150:]))"))
+    # __call__ and the transform it calls both bring the set into range: both are named (in the
+    # order they return, the inner one first).
+    assert _candidates(p) == [f"{module}:SCALER.transform", f"{module}:SCALER"], _candidates(p)
+    # The path resolves as aipc.toml's value, and a missing attribute names where it looked.
+    p, module = _project(_data(scaler, "torch.from_numpy(SCALER.transform(RAW[150:]))"),
+                         'calibration_prep = "MODULE:SCALER.transform"\n')
+    reference, name = calib.reference_samples(p)
+    assert not calib.audit(p.calibration_data(), reference, name, quiet=True).set_off
+    bad, module = _project(_data(scaler, "torch.from_numpy(SCALER.transform(RAW[150:]))"),
+                           'calibration_prep = "MODULE:SCALER.transfrom"\n')
+    raises(bad.calibration_data, f"{module}.SCALER has no function 'transfrom' (did you mean 'transform'?)")
+    # An object made inside the eval path (no module holds it): nothing to name.
+    p, _ = _project(_data(scaler, "torch.from_numpy(Scaler(RAW[:150]).transform(RAW[150:]))"))
+    assert _candidates(p) == []
+
+
+@check
 def a_step_that_does_not_bring_the_set_into_range_is_not_offered():
     # The eval path also clips its z-scores (a shape-keeping function), which alone leaves the
     # raw calibration rows far out of range: only the standardisation is offered.

@@ -5,14 +5,16 @@ The eval inputs (or the example inputs) are built by the project's code, and som
 path a function turns raw data into what the model takes: a standardisation, a scaling to [0, 1],
 a log transform. When calibration_data skips that step, no sample can be dropped; the step must
 be applied. Nothing here knows what the step is called or computes: the eval path is followed
-with a profile hook, and every module-level function of the project that takes an array and
-returns one of the same shape is a candidate. Those the calibration path does not already call
-are applied to the calibration samples, and a candidate is kept only when the calibration set
-then lies in the reference's range (the same audit that found the fault). The result names the
+with a profile hook, and every function of the project that takes an array and returns one of
+the same shape, and that a module binds by name (a top-level function, a static method of a
+top-level class, a method of an object held at top level), is a candidate. Those the
+calibration path does not already call are applied to the calibration samples, and a candidate
+is kept only when the calibration set then lies in the reference's range (the same audit that found the fault). The result names the
 function as `module:function`, the value of aipc.toml [project] `calibration_prep`, which
 Project.calibration_data() then applies to every calibration sample (quantize, int8_formats and
 int8_sensitivity of every target read the set through it).
 """
+import inspect
 import os
 import sys
 from dataclasses import dataclass
@@ -41,14 +43,51 @@ class TransformTrace(ProjectProfile):
         self._calls = 0
 
     def _module_level(self, frame):
-        """`Transform` for the frame's function when the module binds it by name, else None."""
+        """`Transform` for the frame's function when a project module binds it by name — the
+        function itself, or a class or object it belongs to: "module:f", "module:Prep.standardise"
+        (a static method), "module:SCALER.transform" or "module:SCALER" (a method or `__call__` of
+        an object a module holds at its top level) — else None."""
         code = frame.f_code
-        module = frame.f_globals.get("__name__")
-        bound = getattr(sys.modules.get(module), code.co_name, None)
-        if getattr(bound, "__code__", None) is not code:
+        module = sys.modules.get(frame.f_globals.get("__name__"))
+        if module is None:
             return None
-        return Transform(f"{module}:{code.co_name}", os.path.relpath(os.path.realpath(code.co_filename), self.root),
+        named = None
+        if getattr(getattr(module, code.co_name, None), "__code__", None) is code:
+            named = (module.__name__, code.co_name)
+        else:
+            owner, _, method = getattr(code, "co_qualname", "").rpartition(".")
+            if owner and "<" not in owner:
+                # A static or class method of a class the module binds (a plain method needs an
+                # object: below).
+                found = module
+                for part in owner.split("."):
+                    found = getattr(found, part, None)
+                declared = inspect.getattr_static(found, method, None) if found is not None else None
+                if isinstance(declared, (staticmethod, classmethod)) and _code_of(declared) is code:
+                    named = (module.__name__, f"{owner}.{method}")
+            if named is None and code.co_argcount >= 2:
+                named = self._held_object_method(frame, module)
+        if named is None:
+            return None
+        return Transform(f"{named[0]}:{named[1]}", os.path.relpath(os.path.realpath(code.co_filename), self.root),
                          code.co_firstlineno)
+
+    @staticmethod
+    def _held_object_method(frame, module):
+        """(module name, "NAME.method") for a method called on an object that a project module
+        holds at its top level (the class's module, else the caller's), "NAME" for `__call__`;
+        None when no module holds the object by a public name."""
+        code = frame.f_code
+        obj = frame.f_locals.get(code.co_varnames[0])
+        attribute = "" if code.co_name == "__call__" else f".{code.co_name}"
+        scopes = [module.__dict__]
+        if frame.f_back is not None:
+            scopes.append(frame.f_back.f_globals)
+        for scope in scopes:
+            for name, value in list(scope.items()):
+                if value is obj and not name.startswith("_") and scope.get("__name__") in sys.modules:
+                    return scope["__name__"], name + attribute
+        return None
 
     def _hook(self, frame, event, arg):
         if event not in ("call", "return"):
@@ -60,9 +99,12 @@ class TransformTrace(ProjectProfile):
             self._calls += 1
             if self._calls > MAX_CALLS or code.co_argcount < 1:
                 return
-            first = frame.f_locals.get(code.co_varnames[0])
-            if holds_array(first):
-                self._pending[id(frame)] = tuple(first.shape)
+            # The array is the first argument, or the second of a method (after self).
+            for index in range(min(code.co_argcount, 2)):
+                value = frame.f_locals.get(code.co_varnames[index])
+                if holds_array(value):
+                    self._pending[id(frame)] = tuple(value.shape)
+                    return
             return
         shape = self._pending.pop(id(frame), None)
         if shape is None or not holds_array(arg) or tuple(arg.shape) != shape or getattr(arg.dtype, "kind", "f") not in "fc":
@@ -74,6 +116,11 @@ class TransformTrace(ProjectProfile):
             self.found.append(transform)
 
 
+def _code_of(fn):
+    """The code object of a function, a static or class method, or a bound method; else None."""
+    return getattr(getattr(fn, "__func__", fn), "__code__", None)
+
+
 def traced(project, call):
     """(what `call()` returned, the transforms its project code applied)."""
     with TransformTrace(project.root) as trace:
@@ -82,11 +129,15 @@ def traced(project, call):
 
 
 def resolve(entry):
-    """The function aipc.toml `calibration_prep` names ("module:function")."""
+    """The function aipc.toml `calibration_prep` names ("module:function", where the function may
+    be an attribute path: "module:Prep.standardise", "module:SCALER.transform")."""
     import importlib
 
-    module, name = entry.split(":", 1)
-    return getattr(importlib.import_module(module), name)
+    module, path = entry.split(":", 1)
+    found = importlib.import_module(module)
+    for part in path.split("."):
+        found = getattr(found, part)
+    return found
 
 
 def _call(fn, tensor, index):

@@ -135,7 +135,9 @@ class Project:
         return self._function(key)()
 
     def _function(self, key):
-        """The function aipc.toml `key` names ("module:function"), imported from the project."""
+        """The function aipc.toml `key` names ("module:function"), imported from the project. The
+        function may be an attribute path from a name the module binds: "data:Prep.standardise"
+        (a static method), "data:SCALER.transform" (a method of an object the module holds)."""
         spec = self.cfg.get(key)
         if not spec:
             raise ToolError(f"aipc.toml [project]: key {key!r} is not set ({KEYS[key][2]}); add it")
@@ -151,12 +153,18 @@ class Project:
                     f"(is there a {mod_name}.py?)"
                 ) from None
             raise
-        fn = getattr(mod, fn_name, None)
+        owner, fn, path = mod, mod, []
+        for part in fn_name.split("."):
+            owner, fn = fn, getattr(fn, part, None)
+            path.append(part)
+            if fn is None:
+                break
         if not callable(fn):
-            names = [n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))]
-            close = difflib.get_close_matches(fn_name, names, n=1)
+            names = [n for n in dir(owner) if not n.startswith("_") and callable(getattr(owner, n, None))]
+            close = difflib.get_close_matches(path[-1], names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ToolError(f"{self._where(key)}: {key} = {spec!r}: {mod_name}.py has no function {fn_name!r}{hint}")
+            where = f"{mod_name}.py" if owner is mod else f"{mod_name}.{'.'.join(path[:-1])}"
+            raise ToolError(f"{self._where(key)}: {key} = {spec!r}: {where} has no function {path[-1]!r}{hint}")
         return fn
 
     def load_model(self):
