@@ -35,6 +35,15 @@ pub const MAX_THOUGHT_CHARS: u64 = 120;
 /// answer (e.g. which names exist) is evidence, where a cut reply is not.
 pub const MAX_ARRAY_ITEMS: u64 = 16;
 
+/// What the decoder lets a number argument be: a string of at most 12 integer digits, 8
+/// fractional digits and a 3-digit exponent. A JSON number has no length bound a schema can set,
+/// and the 270M model wrote `"percentile": 100.0000…` until the reply limit cut it, six turns in
+/// a row; as a string with this pattern it must close. The tool layer turns the string back into
+/// a number ([`crate::tools::schema::coerce`]).
+pub const NUMBER_TEXT: &str = r"^-?(0|[1-9][0-9]{0,11})(\.[0-9]{1,8})?([eE][-+]?[0-9]{1,3})?$";
+/// The same for an integer argument.
+pub const INTEGER_TEXT: &str = r"^-?(0|[1-9][0-9]{0,11})$";
+
 /// The schema every reply must satisfy:
 /// `{"thought": str?, "tool": <one of the offered names>, "args": <that tool's args>}`.
 /// One `oneOf` branch per tool so a constrained decoder ties `args` to the chosen tool. A tool
@@ -57,6 +66,7 @@ pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
                 many => serde_json::json!({ "anyOf": many }),
             };
             bound_arrays(&mut args);
+            bound_numbers(&mut args);
             serde_json::json!({
                 "type": "object",
                 "properties": {
@@ -70,6 +80,44 @@ pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({ "oneOf": branches })
+}
+
+/// Make every number or integer argument of `args` (a tool's argument object, or an `anyOf` of
+/// them) a string of bounded length ([`NUMBER_TEXT`], [`INTEGER_TEXT`]), unless the evidence bound
+/// its value (`const`, `enum`). Only the top-level arguments: those are what the tool layer
+/// coerces back to numbers.
+fn bound_numbers(args: &mut serde_json::Value) {
+    if let Some(alternatives) = args.get_mut("anyOf").and_then(|a| a.as_array_mut()) {
+        alternatives.iter_mut().for_each(bound_numbers);
+    }
+    let Some(properties) = args.get_mut("properties").and_then(|p| p.as_object_mut()) else {
+        return;
+    };
+    for property in properties.values_mut() {
+        let Some(object) = property.as_object_mut() else {
+            continue;
+        };
+        if object.contains_key("const") || object.contains_key("enum") {
+            continue;
+        }
+        let pattern = match object.get("type").and_then(serde_json::Value::as_str) {
+            Some("integer") => INTEGER_TEXT,
+            Some("number") => NUMBER_TEXT,
+            _ => continue,
+        };
+        for bound in [
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "default",
+        ] {
+            object.remove(bound);
+        }
+        object.insert("type".into(), "string".into());
+        object.insert("pattern".into(), pattern.into());
+    }
 }
 
 /// Give every array in `schema` that sets no `maxItems` the bound [`MAX_ARRAY_ITEMS`].
@@ -371,6 +419,55 @@ mod tests {
         let mut matcher = llguidance::Matcher::new(factory.create_parser(grammar));
         let tokens: Vec<u32> = text.bytes().map(u32::from).collect();
         matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
+    }
+
+    #[test]
+    fn a_number_argument_is_bounded_text_so_a_looping_model_must_close_it() {
+        let quantize = OfferedTool {
+            name: "quantize".into(),
+            description: "INT8".into(),
+            args_schema: serde_json::json!({"type": "object", "properties": {
+                "percentile": {"type": "number", "minimum": 0, "maximum": 100, "default": 99.9},
+                "samples": {"type": "integer", "minimum": 1},
+                "bound": {"type": "number", "const": 0.5},
+                "name": {"type": "string"},
+            }}),
+        };
+        let schema = call_schema(&[quantize]);
+        compiles(&schema).unwrap();
+        let args = &schema["oneOf"][0]["properties"]["args"]["properties"];
+        assert_eq!(args["percentile"]["type"], "string");
+        assert_eq!(
+            args["bound"]["type"], "number",
+            "a value the evidence bound stays"
+        );
+        let call = |args: &str| format!(r#"{{"tool":"quantize","args":{{{args}}}}}"#);
+        assert!(decoder_accepts(
+            schema.clone(),
+            &call(r#""percentile":"99.99""#)
+        ));
+        assert!(decoder_accepts(
+            schema.clone(),
+            &call(r#""percentile":"1e-3","samples":"64""#)
+        ));
+        assert!(!decoder_accepts(
+            schema.clone(),
+            &call(r#""percentile":"100.000000000""#)
+        ));
+        assert!(!decoder_accepts(
+            schema.clone(),
+            &call(r#""samples":"6.5""#)
+        ));
+        assert!(!decoder_accepts(schema, &call(r#""percentile":99.9"#)));
+        // What the tool gets back: numbers again.
+        let parsed = crate::tools::schema::coerce(
+            &serde_json::json!({"percentile": "99.99", "samples": "64"}),
+            &serde_json::json!({"properties": {"percentile": {"type": "number"}, "samples": {"type": "integer"}}}),
+        );
+        assert_eq!(
+            parsed,
+            serde_json::json!({"percentile": 99.99, "samples": 64})
+        );
     }
 
     #[test]
