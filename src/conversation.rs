@@ -421,19 +421,23 @@ mod tests {
         matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
     }
 
-    #[test]
-    fn a_number_argument_is_bounded_text_so_a_looping_model_must_close_it() {
-        let quantize = OfferedTool {
+    /// A `quantize` tool whose arguments are `properties`.
+    fn quantize_with(properties: serde_json::Value) -> OfferedTool {
+        OfferedTool {
             name: "quantize".into(),
             description: "INT8".into(),
-            args_schema: serde_json::json!({"type": "object", "properties": {
-                "percentile": {"type": "number", "minimum": 0, "maximum": 100, "default": 99.9},
-                "samples": {"type": "integer", "minimum": 1},
-                "bound": {"type": "number", "const": 0.5},
-                "name": {"type": "string"},
-            }}),
-        };
-        let schema = call_schema(&[quantize]);
+            args_schema: serde_json::json!({"type": "object", "properties": properties}),
+        }
+    }
+
+    #[test]
+    fn a_number_argument_is_bounded_text_so_a_looping_model_must_close_it() {
+        let schema = call_schema(&[quantize_with(serde_json::json!({
+            "percentile": {"type": "number", "minimum": 0, "maximum": 100, "default": 99.9},
+            "samples": {"type": "integer", "minimum": 1},
+            "bound": {"type": "number", "const": 0.5},
+            "name": {"type": "string"},
+        }))]);
         compiles(&schema).unwrap();
         let args = &schema["oneOf"][0]["properties"]["args"]["properties"];
         assert_eq!(args["percentile"]["type"], "string");
@@ -472,15 +476,10 @@ mod tests {
 
     #[test]
     fn an_array_argument_is_bounded_so_a_counting_model_must_close_it() {
-        let quantize = OfferedTool {
-            name: "quantize".into(),
-            description: "INT8".into(),
-            args_schema: serde_json::json!({"type": "object", "properties": {
-                "nodes_to_exclude": {"type": "array", "items": {"type": "string"}},
-                "formats": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
-            }}),
-        };
-        let schema = call_schema(&[quantize]);
+        let schema = call_schema(&[quantize_with(serde_json::json!({
+            "nodes_to_exclude": {"type": "array", "items": {"type": "string"}},
+            "formats": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+        }))]);
         let args = &schema["oneOf"][0]["properties"]["args"]["properties"];
         assert_eq!(args["nodes_to_exclude"]["maxItems"], MAX_ARRAY_ITEMS);
         assert_eq!(
