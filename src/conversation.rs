@@ -421,6 +421,29 @@ mod tests {
         matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
     }
 
+    #[test]
+    fn set_project_option_takes_a_number_as_bounded_text() {
+        let offered = OfferedTool {
+            name: "set_project_option".into(),
+            description: "set a key".into(),
+            args_schema: crate::tools::project_option::schema(),
+        };
+        let schema = call_schema(&[offered]);
+        compiles(&schema).unwrap();
+        let call = |value: &str| {
+            format!(r#"{{"tool":"set_project_option","args":{{"key":"opset","value":{value}}}}}"#)
+        };
+        assert!(decoder_accepts(schema.clone(), &call(r#""18""#)));
+        assert!(decoder_accepts(schema.clone(), &call(r#"["a:b"]"#)));
+        assert!(decoder_accepts(schema.clone(), &call("null")));
+        // A JSON number has no bound, so the free schema does not offer one; nor endless text.
+        assert!(!decoder_accepts(schema.clone(), &call("18")));
+        assert!(!decoder_accepts(
+            schema,
+            &call(&format!("\"{}\"", "0".repeat(300)))
+        ));
+    }
+
     /// A `quantize` tool whose arguments are `properties`.
     fn quantize_with(properties: serde_json::Value) -> OfferedTool {
         OfferedTool {

@@ -394,6 +394,32 @@ fn to_edit_value(value: &toml::Value) -> toml_edit::Value {
     }
 }
 
+/// A tool call's JSON `value` for `key` as the TOML value it stands for: like
+/// [`toml_from_json`], except that a string is read as the key's type when the key takes a
+/// number, an integer or true/false (`"18"` for `opset`). The decoder is given numbers as text
+/// of bounded length (a JSON number has none a schema can set), so text is how they arrive.
+/// A string that does not read as that type stays a string, and [`check_value`] says why.
+pub fn toml_for_key(key: &str, value: &serde_json::Value) -> Option<toml::Value> {
+    let (Ok(spec), serde_json::Value::String(text)) = (spec_of(key), value) else {
+        return toml_from_json(value);
+    };
+    let text_trimmed = text.trim();
+    let typed = match spec.kind {
+        KeyType::Integer => text_trimmed.parse::<i64>().ok().map(toml::Value::Integer),
+        KeyType::Number => match text_trimmed.parse::<i64>() {
+            Ok(i) => Some(toml::Value::Integer(i)),
+            Err(_) => text_trimmed
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .map(toml::Value::Float),
+        },
+        KeyType::Boolean => text_trimmed.parse::<bool>().ok().map(toml::Value::Boolean),
+        KeyType::String | KeyType::StringList => None,
+    };
+    typed.or_else(|| toml_from_json(value))
+}
+
 /// A JSON value (from a tool call) as the TOML value it stands for: strings, integers,
 /// floats, booleans and arrays of them; `null` and objects are not values of `[project]`.
 pub fn toml_from_json(value: &serde_json::Value) -> Option<toml::Value> {
@@ -557,5 +583,56 @@ mod tests {
         );
         assert_eq!(toml_from_json(&serde_json::json!(null)), None);
         assert_eq!(toml_from_json(&serde_json::json!({"a": 1})), None);
+    }
+
+    #[test]
+    fn text_values_read_as_the_type_of_their_key() {
+        let kind_of = |kind: KeyType| {
+            keys()
+                .iter()
+                .find(|(_, spec)| spec.kind == kind)
+                .map(|(key, _)| key.clone())
+                .unwrap()
+        };
+        let (integer, number, boolean, string) = (
+            kind_of(KeyType::Integer),
+            kind_of(KeyType::Number),
+            kind_of(KeyType::Boolean),
+            kind_of(KeyType::String),
+        );
+        let text = |s: &str| serde_json::json!(s);
+        assert_eq!(
+            toml_for_key(&integer, &text(" 18")),
+            Some(toml::Value::Integer(18))
+        );
+        assert_eq!(
+            toml_for_key(&number, &text("2.5")),
+            Some(toml::Value::Float(2.5))
+        );
+        assert_eq!(
+            toml_for_key(&number, &text("4")),
+            Some(toml::Value::Integer(4))
+        );
+        assert_eq!(
+            toml_for_key(&boolean, &text("true")),
+            Some(toml::Value::Boolean(true))
+        );
+        // Text that is not of the key's type stays text, and the check names the type.
+        let not_a_number = toml_for_key(&integer, &text("eighteen")).unwrap();
+        assert_eq!(not_a_number, toml::Value::String("eighteen".into()));
+        assert!(check_value(&integer, &not_a_number).is_err());
+        assert_eq!(
+            toml_for_key(&number, &text("inf")),
+            Some(toml::Value::String("inf".into()))
+        );
+        // A string key keeps digits as text; JSON numbers still map as before.
+        assert_eq!(
+            toml_for_key(&string, &text("18")),
+            Some(toml::Value::String("18".into()))
+        );
+        assert_eq!(
+            toml_for_key(&integer, &serde_json::json!(17)),
+            Some(toml::Value::Integer(17))
+        );
     }
 }

@@ -982,9 +982,18 @@ async fn set_project_option_edits_one_key_structurally() {
         r.observation
     );
     assert!(h.read("aipc.toml").contains("opset = 17"));
+    // A number arrives as text (the decoder bounds its length) and is read as the key's type.
+    let r = h
+        .call("set_project_option", json!({"key": "opset", "value": "16"}))
+        .await;
+    assert!(r.ok, "{}", r.observation);
+    assert!(h.read("aipc.toml").contains("opset = 16"));
     let before = h.read("aipc.toml");
     for (args, says) in [
-        (json!({"key": "opset", "value": "18"}), "must be an integer"),
+        (
+            json!({"key": "opset", "value": "eighteen"}),
+            "must be an integer",
+        ),
         (
             json!({"key": "quantise", "value": "int8"}),
             "did you mean `quantize`",

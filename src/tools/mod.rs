@@ -20,7 +20,7 @@ mod list;
 mod matching;
 mod patch;
 pub mod process;
-mod project_option;
+pub(crate) mod project_option;
 mod read;
 pub(crate) mod run;
 pub(crate) mod schema;

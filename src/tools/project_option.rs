@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub const DESCRIPTION: &str = "Set one option of the project in aipc.toml's [project] table \
-(e.g. key \"quantize\", value \"int8\"; key \"opset\", value 18). The value is checked against \
-the key's type and accepted values; `null` removes the key so its default applies. Later \
+(e.g. key \"quantize\", value \"int8\"; key \"opset\", value \"18\": a number is given as \
+text and read as the key's type). The value is checked against the key's type and accepted values; `null` removes the key so its default applies. Later \
 stages and tools read the new value.";
 
 /// The project file the tool edits, relative to the workspace root.
@@ -25,7 +25,16 @@ pub struct SetProjectOptionArgs {
     pub value: Value,
 }
 
-/// The schema: `key` one of the known keys, `value` any value a key can take (or null).
+/// Longest text a value (or one item of a list value) may be: entries, formats and numbers are
+/// far shorter, and a bound lets a constrained decoder close a string a small model would
+/// otherwise run on until its reply limit.
+const MAX_VALUE_CHARS: u64 = 256;
+
+/// The schema: `key` one of the known keys, `value` any value a key can take (or null). A
+/// number is text ([`project_table::toml_for_key`] reads it as the key's type): a JSON number
+/// has no length a schema can bound, and the 270M model has written digits until its reply
+/// limit (crate::conversation::NUMBER_TEXT). JSON numbers from a backend that sends them are
+/// still accepted.
 pub fn schema() -> Value {
     let keys: Vec<&String> = project_table::keys().keys().collect();
     json!({
@@ -35,10 +44,9 @@ pub fn schema() -> Value {
             "value": {
                 "description": "new value (null: the default)",
                 "anyOf": [
-                    {"type": "string"},
-                    {"type": "number"},
+                    {"type": "string", "maxLength": MAX_VALUE_CHARS},
                     {"type": "boolean"},
-                    {"type": "array", "items": {"type": "string"}},
+                    {"type": "array", "items": {"type": "string", "maxLength": MAX_VALUE_CHARS}},
                     {"type": "null"}
                 ]
             }
@@ -67,7 +75,7 @@ pub async fn run(args: SetProjectOptionArgs, ctx: &ToolContext<'_>) -> ToolResul
     };
     let value = match &args.value {
         Value::Null => None,
-        other => match project_table::toml_from_json(other) {
+        other => match project_table::toml_for_key(&args.key, other) {
             Some(v) => Some(v),
             None => {
                 return ToolResult::failure(format!(
