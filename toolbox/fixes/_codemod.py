@@ -186,7 +186,10 @@ def numbers_note(numbers):
     """One line on what the numbers guard (aipc_toolbox/eager_guard.py) measured."""
     if not numbers.get("checked"):
         return f"numbers not checked: {numbers.get('why')}"
+    inputs = numbers.get("inputs") or ["the example inputs"]
+    on = inputs[0] if len(inputs) == 1 else f"{len(inputs)} inputs ({', '.join(inputs)})"
     if numbers.get("output") is None:
-        return "numbers checked: the model's outputs are exactly as before on the example inputs"
-    return (f"numbers checked: the model's outputs are as before on the example inputs (worst {numbers['output']}: "
-            f"max abs diff {numbers['max_abs_diff']:.3g}, tolerance {numbers['tolerance']:.3g})")
+        return f"numbers checked: the model's outputs are exactly as before on {on}"
+    return (f"numbers checked: the model's outputs are as before on {on} (worst {numbers['output']} on "
+            f"{numbers.get('input', inputs[0])}: max abs diff {numbers['max_abs_diff']:.3g}, tolerance "
+            f"{numbers['tolerance']:.3g})")

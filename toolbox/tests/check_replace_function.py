@@ -150,7 +150,7 @@ def a_file_that_is_not_there_does_not_hide_the_function_the_call_names():
 # A project the numbers guard (aipc_toolbox/eager_guard.py) can load: the model, its example
 # inputs built by the app's own preprocessing.
 GUARDED = {
-    "aipc.toml": '[project]\nmodel = "model:load_model"\nexample_inputs = "app:example_inputs"\n',
+    "aipc.toml": '[project]\nmodel = "model:load_model"\nexample_inputs = "app:example_inputs"\neval_data = "app:eval_data"\n',
     "model.py": MODEL + textwrap.dedent('''\
 
         def load_model():
@@ -167,6 +167,10 @@ GUARDED = {
 
         def example_inputs():
             return (scale(torch.arange(24, dtype=torch.float32).reshape(6, 4) - 8.0),)
+
+
+        def eval_data():
+            return (torch.linspace(-2.0, 3.0, 40).reshape(10, 4),), torch.zeros(10, dtype=torch.int64)
         '''),
 }
 
@@ -177,6 +181,10 @@ def a_rewrite_that_keeps_the_numbers_is_kept_and_says_it_was_checked():
                   body="x = torch.where(x.sum() > 0, x * 2, x)\nreturn self.fc(x) * scale\n")
     assert r["numbers"]["checked"] is True and r["numbers"]["max_abs_diff"] <= r["numbers"]["tolerance"], r
     assert "torch.where" in out["model.py"]
+    # Checked beyond the example: eval samples and the example scaled (both signs of the branch).
+    inputs = r["numbers"]["inputs"]
+    assert inputs[0] == "the example inputs" and "eval sample 0" in inputs and "eval sample 9" in inputs, inputs
+    assert "the example inputs x-1" in inputs and "the example inputs x10" in inputs, inputs
     # The app's input code is not the model: its fix changes no saved input, so it is kept.
     r, out = _run(GUARDED, function="scale", body="return (x / 16.0).contiguous()")
     assert r["numbers"]["checked"] is True and ".contiguous()" in out["app.py"], r
@@ -190,6 +198,15 @@ def a_rewrite_that_moves_the_numbers_or_breaks_the_model_is_rolled_back():
            "(6, 1)")
     raises(lambda: _run(GUARDED, function="Net.forward", body="return self.fc(x[:, :3]) * scale"),
            "the rewritten model no longer runs on the example inputs")
+    # Right on the example (its sum is positive, the branch doubles it), wrong where the branch is
+    # not taken: an eval sample or the negated example catches it.
+    e = raises(lambda: _run(GUARDED, function="Net.forward", body="return self.fc(x * 2) * scale"),
+               "on the example inputs it keeps them")
+    assert "beyond rounding on eval sample" in str(e) or "beyond rounding on the example inputs x-1" in str(e), e
+    # An input the model ran on before and raises on after is named.
+    raises(lambda: _run(GUARDED, function="Net.forward",
+                        body="assert x.abs().max() > 1e-2\nreturn self.fc(torch.where(x.sum() > 0, x * 2, x)) * scale"),
+           "no longer runs on the example inputs x0")
 
 
 @check

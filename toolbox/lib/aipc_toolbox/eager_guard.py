@@ -3,10 +3,14 @@ eager model's outputs where they were, or it is rolled back.
 
 Before the rewrite is written, `EagerGuard.baseline()` loads the project's model (aipc.toml
 `model`, under a fixed seed) in a child Python process, runs it on the project's example inputs
-and keeps both inputs and outputs in a scratch folder. After the rewrite, `verify()` loads the
-model again in a fresh child (so the rewritten modules are imported anew), runs it on the *same*
-saved inputs and compares every output: within `atol + rtol * max|reference|` for floating
-tensors, equal for the rest, the same structure and shapes. When an output moved, when the model
+and keeps both inputs and outputs in a scratch folder. Besides the example it runs a few eval
+samples and the example scaled by 0, 1e-3, 10 and -1 (when the model is quick): a rewrite of a
+branch the example does not take (a saturation guard, a floor on a spread) must keep the numbers
+there too; an extra input the model does not run on, or answers with a non-finite value, is left
+out. After the rewrite, `verify()` loads the model again in a fresh child (so the rewritten
+modules are imported anew), runs it on the *same* saved inputs and compares every output: within
+`atol + rtol * max|reference|` for floating tensors, equal for the rest, the same structure and
+shapes. When an output moved, when the model
 no longer loads or runs, or when the child does not finish in time, the rewritten files get
 their old text back and the codemod fails (RolledBack) saying what moved, by how much, and that
 nothing was kept.
@@ -43,6 +47,14 @@ BASELINE_TIMEOUT_S = 90
 REPLAY_MIN_S, REPLAY_MAX_S = 30, 150
 GUARD_WORST_S = BASELINE_TIMEOUT_S + REPLAY_MAX_S
 SEED = 0
+# The inputs besides the example: up to EVAL_SAMPLES samples spread over eval_data, and the example
+# scaled by each of STRESS_SCALES (floating tensors only). They are run when the example ran in
+# under EXTRA_INPUTS_MAX_S / (their count) seconds; eval_data gets EVAL_DATA_MAX_S to load.
+EVAL_SAMPLES = 8
+STRESS_SCALES = (0.0, 1e-3, 10.0, -1.0)
+EXTRA_INPUTS_MAX_S = 20.0
+EVAL_DATA_MAX_S = 20
+EXAMPLE = "the example inputs"
 
 
 class RolledBack(ToolError):
@@ -77,20 +89,81 @@ def _flatten(out, prefix="output"):
     return [(prefix, repr(type(out)))]
 
 
-def _run_model(inputs):
-    import torch
-
+def _load():
     from .project import Project
 
     project = Project()
     _seed()
-    model = project.load_model()
-    if inputs is None:
-        _seed()
-        inputs = project.example_inputs()
+    return project, project.load_model()
+
+
+def _forward(model, inputs):
+    import torch
+
+    _seed()
     with torch.no_grad():
-        out = model(*inputs)
-    return inputs, _flatten(out)
+        return _flatten(model(*inputs))
+
+
+def _finite(outputs):
+    import torch
+
+    return all(not isinstance(v, torch.Tensor) or not (v.is_floating_point() or v.is_complex())
+               or bool(torch.isfinite(v).all()) for _, v in outputs)
+
+
+def _eval_samples(project):
+    """Up to EVAL_SAMPLES single samples spread over eval_data ([] when there is none, it fails,
+    or it takes over EVAL_DATA_MAX_S to load)."""
+    import signal
+
+    def _late(*_):
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, _late)
+    signal.alarm(EVAL_DATA_MAX_S)
+    try:
+        _seed()
+        inputs, _ = project.eval_data()
+    except Exception:  # noqa: BLE001 - no eval data is a smaller check, not a failure
+        return []
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    n = int(inputs[0].shape[0])
+    if n == 0 or any(getattr(t, "shape", (0,))[:1] != (n,) for t in inputs):
+        return []
+    picks = sorted({round(k * (n - 1) / max(EVAL_SAMPLES - 1, 1)) for k in range(min(EVAL_SAMPLES, n))})
+    return [(f"eval sample {i}", tuple(t[i:i + 1].clone() for t in inputs)) for i in picks]
+
+
+def _stressed(example):
+    if not any(t.is_floating_point() for t in example):
+        return []
+    return [(f"{EXAMPLE} x{s:g}", tuple(t * s if t.is_floating_point() else t.clone() for t in example))
+            for s in STRESS_SCALES]
+
+
+def _capture():
+    """[(label, inputs, outputs)]: the example first (it must run), then the extra inputs the
+    model runs on with finite outputs."""
+    project, model = _load()
+    _seed()
+    example = project.example_inputs()
+    started = time.monotonic()
+    sets = [(EXAMPLE, tuple(example), _forward(model, example))]
+    took = time.monotonic() - started
+    extras = EVAL_SAMPLES + len(STRESS_SCALES)
+    if took * extras > EXTRA_INPUTS_MAX_S:
+        return sets
+    for label, inputs in _eval_samples(project) + _stressed(tuple(example)):
+        try:
+            out = _forward(model, inputs)
+        except Exception:  # noqa: BLE001 - an input this model does not take is left out
+            continue
+        if _finite(out):
+            sets.append((label, inputs, out))
+    return sets
 
 
 def _compare(before, after):
@@ -134,15 +207,31 @@ def _compare(before, after):
 def _child(mode, scratch):
     import torch
 
+    path = os.path.join(scratch, "baseline.pt")
     if mode == "capture":
-        inputs, out = _run_model(None)
-        torch.save({"inputs": tuple(inputs), "outputs": out}, os.path.join(scratch, "baseline.pt"))
-        print(json.dumps({"ok": True, "outputs": [n for n, _ in out]}))
+        sets = _capture()
+        torch.save([{"label": label, "inputs": inputs, "outputs": out} for label, inputs, out in sets], path)
+        print(json.dumps({"ok": True, "outputs": [n for n, _ in sets[0][2]], "inputs": [label for label, _, _ in sets]}))
         return 0
-    saved = torch.load(os.path.join(scratch, "baseline.pt"), weights_only=True)
-    _, out = _run_model(saved["inputs"])
-    ok, what = _compare(saved["outputs"], out)
-    print(json.dumps({"ok": ok, **what}))
+    saved = torch.load(path, weights_only=True)
+    _, model = _load()
+    worst = None
+    for item in saved:
+        try:
+            out = _forward(model, item["inputs"])
+        except Exception as e:  # noqa: BLE001 - the rewritten model failing is the finding
+            if item["label"] == EXAMPLE:
+                raise
+            print(json.dumps({"ok": False, "input": item["label"], "raises": f"{type(e).__name__}: {e}"[:300]}))
+            return 0
+        ok, what = _compare(item["outputs"], out)
+        if not ok:
+            print(json.dumps({"ok": False, "input": item["label"], **what}))
+            return 0
+        if worst is None or (what["output"] is not None
+                             and (worst["output"] is None or what["max_abs_diff"] > worst["max_abs_diff"])):
+            worst = dict(what, input=item["label"])
+    print(json.dumps({"ok": True, **worst, "inputs": [item["label"] for item in saved]}))
     return 0
 
 
@@ -217,10 +306,16 @@ class EagerGuard:
                 f.write(text)
         where = where or ", ".join(sorted(old_texts))
         if err is not None:
-            why = f"the rewritten model no longer runs on the example inputs ({err})"
+            why = f"the rewritten model no longer runs on {EXAMPLE} ({err})"
+        elif "raises" in reply:
+            why = (f"the rewritten model no longer runs on {reply['input']}, where the model ran before the rewrite "
+                   f"({reply['raises']})")
         else:
-            detail = {k: v for k, v in reply.items() if k != "ok"}
-            why = f"the rewrite moves the eager model's outputs beyond rounding: {json.dumps(detail)}"
+            detail = {k: v for k, v in reply.items() if k not in ("ok", "input")}
+            why = f"the rewrite moves the eager model's outputs beyond rounding on {reply.get('input')}: {json.dumps(detail)}"
+            if reply.get("input") != EXAMPLE:
+                why += (f" (on {EXAMPLE} it keeps them: the rewrite changed what the model does on inputs the example "
+                        "does not reach, e.g. a branch the example does not take)")
         raise RolledBack(f"{where}: {why}. Rolled back: the file(s) are as they were. A rewrite must keep the model's "
                          "numbers; look at the diff above, or change the code by hand")
 
