@@ -146,6 +146,12 @@ def _arange_like(n, x):
     return torch.arange(n, device=x.device)
 
 
+def _keep_dim(t, x, d):
+    """t (x reduced along dim d) with that dim kept as size 1: a reshape, which lowers to
+    view_copy (XNNPACK delegates it), where unsqueeze's unsqueeze_copy stays on portable kernels."""
+    return t.reshape(tuple(x.shape[:d]) + (1,) + tuple(x.shape[d + 1:]))
+
+
 def _first_index(mask):
     """Index of the first True along the last dim (argmax returns the first maximum)."""
     import torch
@@ -197,7 +203,7 @@ def _kth(x, k, dim, keepdim):
         v = _rank_kth(xd, k)
     i = _first_index(xd == v.unsqueeze(-1))
     if keepdim:
-        v, i = v.unsqueeze(d), i.unsqueeze(d)
+        v, i = _keep_dim(v, x, d), _keep_dim(i, x, d)
     return v, i
 
 
@@ -229,7 +235,7 @@ def _nanmedian_dim(x, dim, keepdim=False):
     v = torch.where(valid == 0, float("nan"), v)
     i = torch.where(valid == 0, 0, _first_index((filled == v.unsqueeze(-1)) & ~nan))
     if keepdim:
-        v, i = v.unsqueeze(d), i.unsqueeze(d)
+        v, i = _keep_dim(v, x, d), _keep_dim(i, x, d)
     return v, i
 
 
@@ -251,7 +257,7 @@ def _mode(x, dim=-1, keepdim=False):
     pos = _arange_like(xd.shape[-1], xd)
     i = torch.where(xd == v.unsqueeze(-1), pos, -1).amax(-1)
     if keepdim:
-        v, i = v.unsqueeze(d), i.unsqueeze(d)
+        v, i = _keep_dim(v, x, d), _keep_dim(i, x, d)
     return v, i
 
 
