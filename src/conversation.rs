@@ -35,14 +35,15 @@ pub const MAX_THOUGHT_CHARS: u64 = 120;
 /// answer (e.g. which names exist) is evidence, where a cut reply is not.
 pub const MAX_ARRAY_ITEMS: u64 = 16;
 
-/// What the decoder lets a number argument be: a string of at most 12 integer digits, 8
-/// fractional digits and a 3-digit exponent. A JSON number has no length bound a schema can set,
-/// and the 270M model wrote `"percentile": 100.0000…` until the reply limit cut it, six turns in
-/// a row; as a string with this pattern it must close. The tool layer turns the string back into
-/// a number ([`crate::tools::schema::coerce`]).
-pub const NUMBER_TEXT: &str = r"^-?(0|[1-9][0-9]{0,11})(\.[0-9]{1,8})?([eE][-+]?[0-9]{1,3})?$";
+/// What the decoder lets a number argument be when the tool sets no bounds: a string of at most
+/// 12 integer digits, 8 fractional digits and a 3-digit exponent. A JSON number has no length
+/// bound a schema can set, and the 270M model wrote `"percentile": 100.0000…` until the reply
+/// limit cut it, six turns in a row; as a string with this pattern it must close. The tool layer
+/// turns the string back into a number ([`crate::tools::schema::coerce`]). With bounds, the
+/// pattern keeps them too ([`crate::number_text`]).
+pub const NUMBER_TEXT: &str = crate::number_text::ANY_NUMBER;
 /// The same for an integer argument.
-pub const INTEGER_TEXT: &str = r"^-?(0|[1-9][0-9]{0,11})$";
+pub const INTEGER_TEXT: &str = crate::number_text::ANY_INTEGER;
 
 /// The schema every reply must satisfy:
 /// `{"thought": str?, "tool": <one of the offered names>, "args": <that tool's args>}`.
@@ -83,8 +84,8 @@ pub fn call_schema(tools: &[OfferedTool]) -> serde_json::Value {
 }
 
 /// Make every number or integer argument of `args` (a tool's argument object, or an `anyOf` of
-/// them) a string of bounded length ([`NUMBER_TEXT`], [`INTEGER_TEXT`]), unless the evidence bound
-/// its value (`const`, `enum`). Only the top-level arguments: those are what the tool layer
+/// them) a string of bounded length within its `minimum` / `maximum` ([`crate::number_text`]),
+/// unless the evidence bound its value (`const`, `enum`). Only the top-level arguments: those are what the tool layer
 /// coerces back to numbers.
 fn bound_numbers(args: &mut serde_json::Value) {
     if let Some(alternatives) = args.get_mut("anyOf").and_then(|a| a.as_array_mut()) {
@@ -100,9 +101,11 @@ fn bound_numbers(args: &mut serde_json::Value) {
         if object.contains_key("const") || object.contains_key("enum") {
             continue;
         }
+        let bound = |key: &str| object.get(key).and_then(serde_json::Value::as_f64);
+        let (minimum, maximum) = (bound("minimum"), bound("maximum"));
         let pattern = match object.get("type").and_then(serde_json::Value::as_str) {
-            Some("integer") => INTEGER_TEXT,
-            Some("number") => NUMBER_TEXT,
+            Some("integer") => crate::number_text::integer(minimum, maximum),
+            Some("number") => crate::number_text::number(minimum, maximum),
             _ => continue,
         };
         for bound in [
@@ -421,6 +424,48 @@ mod tests {
         matcher.consume_tokens(&tokens).is_ok() && matcher.is_accepting().unwrap_or(false)
     }
 
+    /// Every tool of every toolbox (targets, fixes, flows) with the built-in ones, as the call
+    /// schema the decoder is constrained by: it compiles, and a bounded argument's range holds.
+    #[test]
+    fn every_toolbox_compiles_to_a_grammar_with_its_ranges() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("toolbox");
+        let mut folders = vec![root.join("fixes")];
+        for group in ["targets", "flows"] {
+            for entry in std::fs::read_dir(root.join(group)).unwrap() {
+                folders.push(entry.unwrap().path());
+            }
+        }
+        let mut bounded = 0;
+        for folder in folders {
+            let toolbox = crate::toolbox::Toolbox::load(&folder).unwrap();
+            let mut offered: Vec<OfferedTool> = crate::tools::builtin_specs()
+                .into_iter()
+                .chain(toolbox.specs())
+                .map(|spec| OfferedTool {
+                    name: spec.name,
+                    description: spec.description,
+                    args_schema: spec.schema,
+                })
+                .collect();
+            offered.dedup_by(|a, b| a.name == b.name);
+            let schema = call_schema(&offered);
+            compiles(&schema).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+            if folder.ends_with("onnxruntime-cpu") {
+                let call = |args: &str| format!(r#"{{"tool":"export","args":{{{args}}}}}"#);
+                assert!(decoder_accepts(schema.clone(), &call(r#""opset":"18""#)));
+                assert!(!decoder_accepts(schema.clone(), &call(r#""opset":"7""#)));
+                let call = |args: &str| format!(r#"{{"tool":"quantize","args":{{{args}}}}}"#);
+                assert!(decoder_accepts(
+                    schema.clone(),
+                    &call(r#""percentile":"99.9""#)
+                ));
+                assert!(!decoder_accepts(schema, &call(r#""percentile":"1""#)));
+                bounded += 1;
+            }
+        }
+        assert_eq!(bounded, 1, "the onnxruntime-cpu toolbox was not among them");
+    }
+
     #[test]
     fn set_project_option_takes_a_number_as_bounded_text() {
         let offered = OfferedTool {
@@ -459,6 +504,7 @@ mod tests {
             "percentile": {"type": "number", "minimum": 0, "maximum": 100, "default": 99.9},
             "samples": {"type": "integer", "minimum": 1},
             "bound": {"type": "number", "const": 0.5},
+            "scale": {"type": "number"},
             "name": {"type": "string"},
         }))]);
         compiles(&schema).unwrap();
@@ -475,8 +521,14 @@ mod tests {
         ));
         assert!(decoder_accepts(
             schema.clone(),
-            &call(r#""percentile":"1e-3","samples":"64""#)
+            &call(r#""samples":"64","scale":"1e-3""#)
         ));
+        // The bounds stay (the 270M model wrote percentile "1" for an argument that takes 90-100).
+        assert!(!decoder_accepts(
+            schema.clone(),
+            &call(r#""percentile":"100.5""#)
+        ));
+        assert!(!decoder_accepts(schema.clone(), &call(r#""samples":"0""#)));
         assert!(!decoder_accepts(
             schema.clone(),
             &call(r#""percentile":"100.000000000""#)

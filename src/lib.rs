@@ -69,6 +69,7 @@ pub(crate) mod git_name;
 pub(crate) mod json_stream;
 pub(crate) mod junit;
 pub mod model;
+pub(crate) mod number_text;
 pub(crate) mod printer;
 pub(crate) mod project_entries;
 pub(crate) mod project_init;
