@@ -217,7 +217,21 @@ async fn kv_reuse_changes_the_work_not_the_output() {
             .generate(&req, Some(req.call_schema.clone()), &mut |_| {})
             .await
             .unwrap();
-        assert_eq!(a.text, b.text, "turn {turn}: reuse changed the output");
+        // The call (tool and arguments) must be the same. The free-text thought may not be: the
+        // reused prefix's keys were computed in other batch shapes than the fresh run's, so
+        // their floats differ in the last bits, and a near-tie between two tokens of a
+        // repetitive thought can go either way (seen when a grammar change moved turn 0's call).
+        let (call_a, call_b) = (
+            parse_reply(&a.text, &allowed).unwrap(),
+            parse_reply(&b.text, &allowed).unwrap(),
+        );
+        assert_eq!(
+            (&call_a.tool, &call_a.args),
+            (&call_b.tool, &call_b.args),
+            "turn {turn}: reuse changed the call\nreusing: {}\nfresh: {}",
+            a.text,
+            b.text
+        );
         assert_eq!(b.reused_tokens, 0);
         if turn > 0 {
             let new_tokens = a.prompt_tokens - a.reused_tokens;
