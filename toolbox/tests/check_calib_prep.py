@@ -119,6 +119,26 @@ def the_step_is_found_under_any_name_and_inside_a_helper_chain():
 
 
 @check
+def the_step_is_found_when_the_eval_set_is_memoised_and_already_loaded():
+    # The eval rows are built once behind functools.lru_cache and the audit has loaded them
+    # already: the trace must run the path again, not read the cache (a probe project hid its
+    # normalisation that way).
+    p, module = _project(_data('''
+        import functools
+
+
+        def scale_rows(rows):
+            return (rows - MEAN) / STD
+
+
+        @functools.lru_cache(maxsize=1)
+        def _rows():
+            return torch.from_numpy(scale_rows(RAW[150:]))
+        ''', "_rows()"))
+    assert _candidates(p) == [f"{module}:scale_rows"]
+
+
+@check
 def a_static_method_or_a_method_of_an_object_the_module_holds_is_named_by_its_path():
     # A static method of a top-level class, called through the class.
     p, module = _project(_data('''

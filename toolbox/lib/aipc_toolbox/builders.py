@@ -56,7 +56,24 @@ class ProjectProfile:
     def _hook(self, frame, event, arg):
         raise NotImplementedError
 
+    def _clear_project_caches(self):
+        """Empty the memo caches (functools.cache / lru_cache) of the project's module-level
+        functions and class attributes: a data function whose result an earlier call of the same
+        process cached returns it without running the code on its path, and the trace would see
+        nothing (a probe project's eval set, cached behind its example, hid its normalisation)."""
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if not file or not self._in_project(file):
+                continue
+            for value in list(vars(module).values()):
+                scopes = [value] + (list(vars(value).values()) if isinstance(value, type) else [])
+                for item in scopes:
+                    item = getattr(item, "__func__", item)
+                    if callable(getattr(item, "cache_clear", None)) and hasattr(item, "cache_info"):
+                        item.cache_clear()
+
     def __enter__(self):
+        self._clear_project_caches()
         self._previous = sys.getprofile()
         sys.setprofile(self._hook)
         return self
