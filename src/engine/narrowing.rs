@@ -163,6 +163,15 @@ pub fn bind_facts(tool_schema: &Value, facts: &Value) -> Value {
     })
 }
 
+/// Whether `call_args` makes the call whose evidence-bound arguments are `bound`: every bound
+/// argument is there with its value (the free ones are the model's).
+fn binds(bound: &Value, call_args: &Value) -> bool {
+    match (bound.as_object(), call_args.as_object()) {
+        (Some(bound), Some(args)) => bound.iter().all(|(k, v)| args.get(k) == Some(v)),
+        _ => bound == call_args,
+    }
+}
+
 /// What one call did, as the narrowing sees it.
 pub struct CallOutcome<'a> {
     pub tool: &'a str,
@@ -193,7 +202,7 @@ pub struct Narrowing {
     finish_only: bool,
     /// A call changed the project: only the main tool is left (the artifact is stale).
     rebuild_only: bool,
-    last_failure: Option<(String, String, String)>,
+    last_failure: Option<(String, Value, String)>,
     /// The calls the latest evidence names, offered alone until one (other than `load_skill`)
     /// is made.
     named: Vec<NamedCall>,
@@ -289,11 +298,11 @@ impl Narrowing {
             return self.rebuild_after(call.tool);
         }
         let named_note = self.follow_named(call);
-        let key = (
-            call.tool.to_string(),
-            call.args.to_string(),
-            call.observed.to_string(),
-        );
+        // The same arguments in another key order are the same call (object equality ignores
+        // the order; their text may not).
+        let args = serde_json::from_str::<Value>(call.args)
+            .unwrap_or_else(|_| Value::String(call.args.to_string()));
+        let key = (call.tool.to_string(), args, call.observed.to_string());
         let repeated = self.last_failure.as_ref() == Some(&key);
         self.last_failure = Some(key);
         if !repeated {
@@ -334,30 +343,36 @@ impl Narrowing {
         ))
     }
 
-    /// Whether `call` is one of the named calls; a named `load_skill` is spent, any other call
-    /// ends the named choice.
+    /// Whether `call` is one of the named calls: its tool, with every argument the evidence bound
+    /// (the model writes the free ones, e.g. a `replace_function` body). A named `load_skill` is
+    /// spent. A named call that failed without changing the project leaves the other named calls
+    /// offered: the evidence left a choice, and the one tried was refused (the 270M model, offered
+    /// the plain tool set after its `replace_function` body was refused, wrote the same body twice
+    /// more while the other named call, a setting, was never offered again). Any other call ends
+    /// the named choice.
     fn take_named(&mut self, call: &CallOutcome<'_>) -> bool {
         let args: Option<Value> = serde_json::from_str(call.args).ok();
-        let was_named = self
+        let matched = self
             .named
             .iter()
-            .any(|c| c.tool == call.tool && Some(&c.args) == args.as_ref());
-        if let (true, Some(args)) = (was_named && call.tool != LOAD_SKILL, args.as_ref()) {
-            let made = NamedCall {
-                tool: call.tool.to_string(),
-                args: args.clone(),
-            };
-            if !self.made.contains(&made) {
-                self.made.push(made);
+            .find(|c| c.tool == call.tool && args.as_ref().is_some_and(|a| binds(&c.args, a)))
+            .cloned();
+        if let Some(named) = matched.as_ref().filter(|c| c.tool != LOAD_SKILL) {
+            if !self.made.contains(named) {
+                self.made.push(named.clone());
             }
         }
-        if call.tool == LOAD_SKILL {
-            self.named
-                .retain(|c| !(c.tool == LOAD_SKILL && Some(&c.args) == args.as_ref()));
-        } else {
-            self.named.clear();
+        match &matched {
+            Some(named) if named.tool == LOAD_SKILL => self.named.retain(|c| c != named),
+            Some(named) if !call.ok && !call.changed_files => {
+                self.named.retain(|c| c != named);
+                if self.named.iter().all(|c| c.tool == LOAD_SKILL) {
+                    self.named.clear();
+                }
+            }
+            _ => self.named.clear(),
         }
-        was_named
+        matched.is_some()
     }
 
     /// `tool` changed the project: offer the main tool (and `finish_stage`) next.
@@ -611,6 +626,63 @@ mod tests {
                 r#"edit_file {"path":"aipc.toml","search":"opset = 13","replace":"opset = 18"}"#,
             ]
         );
+    }
+
+    #[test]
+    fn a_refused_named_call_leaves_the_other_named_calls() {
+        let mut n = Narrowing::new(Some("quantize"));
+        let evidence = fixes(&[
+            r#"set_project_option {"key": "calibration_prep", "value": "data:scale"}  (applies it)"#,
+            r#"replace_function {"file": "data.py", "function": "calibration"}  (write it)"#,
+            "load_skill ort-static-quantization",
+        ]);
+        n.follow_evidence(&evidence);
+        let mut all = stage_tools();
+        all.extend([tool("set_project_option"), tool("replace_function")]);
+        let names = |n: &Narrowing| -> Vec<String> {
+            n.offered(&all).into_iter().map(|t| t.name).collect()
+        };
+        assert_eq!(
+            names(&n),
+            ["set_project_option", "replace_function", LOAD_SKILL]
+        );
+        // The model writes the body (a free argument): still the named call; refused.
+        let refused = CallOutcome {
+            args: r#"{"body": "calibrate.yaml", "function": "calibration", "file": "data.py"}"#,
+            ..call("replace_function", false, "refused: not a body", false)
+        };
+        n.after_call(&refused);
+        assert_eq!(
+            names(&n),
+            ["set_project_option", LOAD_SKILL],
+            "the other choice is left"
+        );
+        // It counts as made: the evidence is not followed to it again in this stage.
+        assert!(n.untried(&evidence));
+        assert!(n.made.iter().any(|c| c.tool == "replace_function"));
+        // The setting succeeds and changes aipc.toml: rebuild.
+        let set = CallOutcome {
+            args: r#"{"key": "calibration_prep", "value": "data:scale"}"#,
+            ..call("set_project_option", true, "set", true)
+        };
+        assert!(n.after_call(&set).unwrap().contains("call quantize again"));
+        assert!(!n.untried(&evidence), "both named calls are made");
+    }
+
+    #[test]
+    fn the_same_arguments_in_another_order_are_the_same_failure() {
+        let mut n = Narrowing::new(Some("export"));
+        let first = CallOutcome {
+            args: r#"{"a": 1, "b": 2}"#,
+            ..call("fix_input_feed", false, "refused", false)
+        };
+        let again = CallOutcome {
+            args: r#"{"b": 2, "a": 1}"#,
+            ..call("fix_input_feed", false, "refused", false)
+        };
+        assert_eq!(n.after_call(&first), None);
+        assert!(n.after_call(&again).unwrap().contains("failed twice"));
+        assert!(!n.offers("fix_input_feed"));
     }
 
     #[test]
