@@ -451,6 +451,35 @@ def dynamic_shapes_share_batch_and_sequence_dims():
 
 
 @check
+def a_one_sample_example_is_traced_at_batch_two_for_a_dynamic_batch():
+    import torch
+
+    from aipc_toolbox.tensors import dynamic_shapes, for_dynamic_batch
+
+    one = (torch.arange(6.0).reshape(1, 2, 3), torch.ones(1, 4))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        traced = for_dynamic_batch(one, True)
+    assert [tuple(t.shape) for t in traced] == [(2, 2, 3), (2, 4)], traced
+    assert torch.equal(traced[0][1], one[0][0]), "the row repeated"
+    assert "traced at batch 2" in out.getvalue(), out.getvalue()
+    assert dynamic_shapes(traced, batch=True)[0][0].max == 64
+    # Unchanged without a dynamic batch, or when the batch is already >= 2.
+    assert for_dynamic_batch(one, False) == one
+    two = (torch.zeros(3, 4),)
+    assert for_dynamic_batch(two, True) == two
+
+    # The real exporter: a model traced that way takes other batches.
+    model = torch.nn.Sequential(torch.nn.Conv1d(2, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(4, 3)).eval()
+    example = (torch.randn(1, 2, 3),)
+    with contextlib.redirect_stdout(io.StringIO()):
+        traced = for_dynamic_batch(example, True)
+    ep = torch.export.export(model, traced, dynamic_shapes=dynamic_shapes(traced, batch=True))
+    batch4 = torch.randn(4, 2, 3)
+    assert torch.allclose(ep.module()(batch4), model(batch4))
+
+
+@check
 def project_run_inputs_shipped_artifact_and_new_keys():
     with tempfile.TemporaryDirectory() as d:
         Path(d, "app.py").write_text("import numpy as np\ndef feed():\n    return [np.zeros((1, 4)), (np.ones((1, 4)),)]\n")

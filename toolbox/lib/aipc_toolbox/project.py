@@ -3,7 +3,7 @@
 ```toml
 [project]
 model = "model:load_model"                  # module:function -> nn.Module, weights loaded
-example_inputs = "data:example_inputs"      # -> tuple of tensors (batch >= 2)
+example_inputs = "data:example_inputs"      # -> tuple of tensors
 eval_data = "data:eval_set"                 # -> (tuple of batched inputs, labels)
 calibration_data = "data:calibration_set"   # -> list of input tuples
 calibration_prep = "data:normalise"        # applied to each calibration input array (optional)
@@ -187,11 +187,8 @@ class Project:
             x = tuple(x)
         if not isinstance(x, tuple) or not all(isinstance(t, torch.Tensor) for t in x):
             raise ToolError(f"{self._where('example_inputs')}: {self.cfg['example_inputs']} must return a tuple of tensors")
-        if self.cfg["dynamic_batch"] and x[0].shape[0] < 2:
-            raise ToolError(
-                f"{self._where('example_inputs')}: dynamic_batch = true needs example inputs with batch >= 2 "
-                f"(got {tuple(x[0].shape)}): torch.export specialises a size-1 dimension to a constant"
-            )
+        # A batch of 1 with dynamic_batch = true is fine: the exporters trace it at batch 2
+        # (tensors.for_dynamic_batch).
         return x
 
     def eval_data(self):

@@ -49,6 +49,22 @@ def rebatch(inputs, batch):
     return tuple(out)
 
 
+def for_dynamic_batch(inputs, batch):
+    """The example inputs as torch.export must see them for a dynamic batch (`batch` true): a
+    batch of 1 is repeated to 2, since torch.export specialises a size-1 dim to a constant and the
+    rows' values do not matter to the trace (a note says so); otherwise unchanged. A project's
+    example is often one sample, the unit its app works in; asking its author for a batch of two
+    only to trace it was a refusal the 270M model could not get past."""
+    inputs = tuple(inputs)
+    if not batch or not inputs or any(t.dim() == 0 or t.shape[0] == 0 for t in inputs) \
+            or all(t.shape[0] >= 2 for t in inputs):
+        return inputs
+    from .emit import note
+
+    note("the example inputs have batch 1: traced at batch 2 (the row repeated) so that the batch dim stays dynamic")
+    return rebatch(inputs, 2)
+
+
 def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, extra=()):
     """torch.export `dynamic_shapes` for the example inputs, or None when nothing is dynamic.
 

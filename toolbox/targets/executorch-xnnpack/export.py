@@ -22,6 +22,7 @@ import time
 
 from aipc_toolbox import emit, rewrites
 from aipc_toolbox.project import Project
+from aipc_toolbox.tensors import for_dynamic_batch
 
 
 def body(a):
@@ -41,7 +42,8 @@ def body(a):
     emit.note(f"exporting {p['model']} to {out}: torch.export, dynamic batch {dynamic}, dynamic seq {seq}, inputs "
               + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
     t0 = time.monotonic()
-    ep = torch.export.export(model, inputs, dynamic_shapes=etcommon.dynamic_shapes(inputs, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(inputs))))
+    traced = for_dynamic_batch(inputs, dynamic)
+    ep = torch.export.export(model, traced, dynamic_shapes=etcommon.dynamic_shapes(traced, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(traced))))
     ep, applied = rewrites.rewrite_for_export(ep, keys)
     export_s = time.monotonic() - t0
     emit.note(f"torch.export done in {export_s:.2f} s; lowering with XnnpackPartitioner")

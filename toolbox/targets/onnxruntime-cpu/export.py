@@ -32,7 +32,7 @@ import time
 
 from aipc_toolbox import emit, rewrites
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import dynamic_shapes
+from aipc_toolbox.tensors import dynamic_shapes, for_dynamic_batch
 
 
 def body(a):
@@ -47,7 +47,7 @@ def body(a):
     seq = p["dynamic_seq"] if a["dynamic_seq"] is None else a["dynamic_seq"]
     out = a["output"]
     model = p.load_model()
-    inputs = p.example_inputs()
+    inputs = for_dynamic_batch(p.example_inputs(), dynamic)
     names = p.input_names(len(inputs))
     out_names = p.output_names()
     dyn = dynamic_shapes(inputs, dynamic, seq, p["batch_max"], p["seq_max"], p.dynamic_dims(len(inputs)))
