@@ -58,6 +58,16 @@ def build():
     return net.eval()
 
 
+def degraded():
+    """The trained net with its last layer's weights scrambled: an artifact built from it loses
+    accuracy on its own, whatever feeds it (what a collapsed INT8 build does)."""
+    net = build()
+    with torch.no_grad():
+        w = net[2].weight
+        w.copy_(w[torch.randperm(w.shape[0], generator=torch.Generator().manual_seed(5))])
+    return net
+
+
 def sample():
     return (raw(8, 2)[0].float() / 16.0,)
 
@@ -153,6 +163,28 @@ def the_apps_own_path_scores_as_eager_when_it_prepares_the_inputs_right():
     assert res["app_acc_target"] == res["task_acc_ref"] > 0.5 and res["app_acc_drop_points"] == 0, out
     assert res["app_acc_eager"] == res["task_acc_ref"], out
     assert "aipc-warning" not in out, out
+
+
+@check
+def an_artifact_that_loses_accuracy_on_its_own_is_not_blamed_on_the_apps_preprocessing():
+    project()
+    # A copy of the project whose artifact is built from the degraded net, then compared with
+    # the trained one, through the right preprocessing.
+    lossy = Path(tempfile.mkdtemp(prefix="aipc-app-path-lossy-"))
+    for name in ("net.py", "app.py"):
+        (lossy / name).write_text((_DIR / name).read_text())
+    toml = (_DIR / "aipc.toml").read_text()
+    (lossy / "aipc.toml").write_text(toml.replace('model = "net:build"', 'model = "net:degraded"'))
+    res, out = run_script(TARGET, lossy, "export.py", {})
+    assert res["ok"], out
+    (lossy / "aipc.toml").write_text(toml)
+    res, out = run_script(TARGET, lossy, "compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["ok"] and res["app_path_checked"] == 1 and res["app_path_ok"] == 0, out
+    assert res["task_acc_target"] < res["task_acc_ref"] - 0.2, out
+    assert res["app_drop_is_artifact"] == 1, out
+    assert "the drop is the artifact's own accuracy" in out, out
+    regex, _ = signature("app.accuracy_drop")
+    assert not regex.search(out) and "aipc-warning: app path" not in out, out
 
 
 @check

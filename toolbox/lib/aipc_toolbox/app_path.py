@@ -93,9 +93,16 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
     built them)` returns the artifact's outputs for each (first = the logits): all at once, so a
     device runs them in one job. `reference` holds what compare measured
     on eval_data: "acc" (the eager model's accuracy), "inputs" (eval_data's input tensors, for
-    the statistics) and "outputs" (the eager model's first output, for the per-sample agreement
-    when the app's feed holds the same samples); `model` (optional) the eager model, run on the
-    same feed. Returns the app_* metrics."""
+    the statistics), "outputs" (the eager model's first output, for the per-sample agreement
+    when the app's feed holds the same samples) and "artifact_acc" (the artifact's own accuracy
+    on eval_data, optional); `model` (optional) the eager model, run on the same feed. Returns the
+    app_* metrics.
+
+    When the artifact scores on the app's feed as it does on eval_data (within the budget) while
+    both are under the eager model, the drop is the artifact's own (an INT8 build that lost
+    accuracy), not the app's preprocessing: the gate still fails, but the line that blames the
+    app's input function is not printed, so the evidence is the artifact's accuracy (a probe
+    project's INT8 collapse was classified as the app's preprocessing and repaired there)."""
     reference_acc = reference["acc"]
     traced = project.traced_app_eval_data()
     if traced is None:
@@ -124,7 +131,12 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
     if eager_top1.shape[0] == labels.shape[0]:
         # The same samples as eval_data (as the key's doc asks): class by class agreement.
         m["app_top1_agreement"] = float((_top1(outputs) == eager_top1).mean())
-    if not ok:
+    artifact_acc = reference.get("artifact_acc")
+    if not ok and artifact_acc is not None and 100.0 * (artifact_acc - acc) <= max_drop_points:
+        emit.note(f"app path: the app's feed scores {acc:.4f} on {artifact}, as the artifact does on eval_data "
+                  f"({artifact_acc:.4f}): the drop is the artifact's own accuracy, not the app's preprocessing")
+        m["app_drop_is_artifact"] = 1
+    elif not ok:
         built = next((b for item in builders for b in item if b is not None), None)
         where = f"{built.file}:{built.line} {built.function}()" if built else origin
         app_stats = _stats(affine.to_numpy(item[0]) for item in items)

@@ -52,7 +52,8 @@ def body(a):
         return run_many(sess, [feed_dict(sess, [t if isinstance(t, np.ndarray) else t.numpy() for t in item])
                                for item in items])
 
-    reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0]}
+    reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0],
+                 "artifact_acc": m["task_acc_target"] if labels is not None else None}
     m.update(app_path.measure(p, path, run_items, reference, a["max_app_drop_points"], model))
     m.update({"artifact": path, "kind": "int8" if is_quantized(path) else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
