@@ -46,6 +46,7 @@ from types import SimpleNamespace
 
 from aipc_toolbox import calib, emit, rewrites
 from aipc_toolbox.project import Project
+from aipc_toolbox.tensors import for_dynamic_batch
 
 DEFAULT_FORMAT = "static-channel"
 # name: (per-channel weights, dynamic activations)
