@@ -463,6 +463,8 @@ def a_one_sample_example_is_traced_at_batch_two_for_a_dynamic_batch():
     assert [tuple(t.shape) for t in traced] == [(2, 2, 3), (2, 4)], traced
     assert torch.equal(traced[0][1], one[0][0]), "the row repeated"
     assert "traced at batch 2" in out.getvalue(), out.getvalue()
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert [t.shape[0] for t in for_dynamic_batch(one, True, 64)] == [64, 64]
     assert dynamic_shapes(traced, batch=True)[0][0].max == 64
     # Unchanged without a dynamic batch, or when the batch is already >= 2.
     assert for_dynamic_batch(one, False) == one

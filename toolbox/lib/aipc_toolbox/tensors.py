@@ -49,20 +49,24 @@ def rebatch(inputs, batch):
     return tuple(out)
 
 
-def for_dynamic_batch(inputs, batch):
+def for_dynamic_batch(inputs, batch, trace_batch=2):
     """The example inputs as torch.export must see them for a dynamic batch (`batch` true): a
-    batch of 1 is repeated to 2, since torch.export specialises a size-1 dim to a constant and the
-    rows' values do not matter to the trace (a note says so); otherwise unchanged. A project's
-    example is often one sample, the unit its app works in; asking its author for a batch of two
-    only to trace it was a refusal the 270M model could not get past."""
+    batch under `trace_batch` is repeated (or trimmed) to it, with a note; otherwise unchanged.
+    torch.export specialises a size-1 dim to a constant, and the rows' values do not matter to
+    the trace (it runs on fake tensors). A project's example is often one sample, the unit its
+    app works in; asking its author for a batch of two only to trace it was a refusal the 270M
+    model could not get past. ExecuTorch passes its batch_max: a program traced at a batch of
+    15 or less took at most 15 rows at run time whatever the Dim's max (seen on a 1-D CNN with
+    batch_max 64; traced at 16 or more it took 64)."""
     inputs = tuple(inputs)
     if not batch or not inputs or any(t.dim() == 0 or t.shape[0] == 0 for t in inputs) \
-            or all(t.shape[0] >= 2 for t in inputs):
+            or all(t.shape[0] >= trace_batch for t in inputs):
         return inputs
     from .emit import note
 
-    note("the example inputs have batch 1: traced at batch 2 (the row repeated) so that the batch dim stays dynamic")
-    return rebatch(inputs, 2)
+    note(f"the example inputs have batch {min(int(t.shape[0]) for t in inputs)}: traced at batch {trace_batch} "
+         "(their rows repeated) so that the batch dim stays dynamic up to its max")
+    return rebatch(inputs, trace_batch)
 
 
 def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, extra=()):

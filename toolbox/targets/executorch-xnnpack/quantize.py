@@ -237,7 +237,7 @@ def plan(p, a):
     q.per_channel, q.dyn_act = FORMATS[q.fmt]
     q.per_channel = q.per_channel if a["per_channel"] is None else bool(a["per_channel"])
     q.model = p.load_model()
-    q.inputs = for_dynamic_batch(p.example_inputs(), q.dynamic)
+    q.inputs = for_dynamic_batch(p.example_inputs(), q.dynamic, p["batch_max"])
     q.samples = p.calibration_data()
     q.audit, q.kept = calib.checked_samples(p, q.samples, a["drop_outliers"])
     q.shapes = etcommon.dynamic_shapes(q.inputs, q.dynamic, p["batch_max"], q.seq, p["seq_max"], p.dynamic_dims(len(q.inputs)))
