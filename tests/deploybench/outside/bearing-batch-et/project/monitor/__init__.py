@@ -1,0 +1,1 @@
+"""The on-machine monitor that polls the sensor board and reports the bearing's condition."""

@@ -1,0 +1,1 @@
+"""Wrist-gesture recognition for the wristband's wake gate."""

@@ -1,0 +1,1 @@
+"""Substation telemetry: the feeds, their scaling, and the disturbance classifier."""

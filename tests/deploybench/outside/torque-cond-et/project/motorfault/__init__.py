@@ -1,0 +1,1 @@
+"""motorfault: fault classification of servo-motor torque traces."""
