@@ -30,7 +30,9 @@
 //! repair attempt's evidence, or a toolbox call that failed in this attempt — the next turns offer
 //! only those calls, the arguments the evidence shows bound in the schema and the tool's other
 //! required arguments left for the model to write ([`bind_facts`]), until the model makes one
-//! that is not `load_skill`. The 270M model read `fixes: fix_branch_to_where {"file": "model.py"}` and then
+//! that is not `load_skill` (a call counts as a named one when every bound argument is there with
+//! its value; when it is refused without changing the project, the other named calls stay
+//! offered). The 270M model read `fixes: fix_branch_to_where {"file": "model.py"}` and then
 //! wrote its own `edit_file`, or called `finish_stage` without the fix. A named call that is
 //! withdrawn by the rules above is not offered; when none is left the choice is the plain one.
 //! The control arm has no classified evidence, so this never narrows it.
