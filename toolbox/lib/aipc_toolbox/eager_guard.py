@@ -147,6 +147,7 @@ def _stressed(example):
 def _capture():
     """[(label, inputs, outputs)]: the example first (it must run), then the extra inputs the
     model runs on with finite outputs."""
+    child_started = time.monotonic()
     project, model = _load()
     _seed()
     example = project.example_inputs()
@@ -154,9 +155,14 @@ def _capture():
     sets = [(EXAMPLE, tuple(example), _forward(model, example))]
     took = time.monotonic() - started
     extras = EVAL_SAMPLES + len(STRESS_SCALES)
-    if took * extras > EXTRA_INPUTS_MAX_S:
+    # The extras must not push a slow-loading model's baseline past BASELINE_TIMEOUT_S (which
+    # would leave the rewrite unchecked altogether): none when loading already took a third of it,
+    # and none started after two thirds.
+    if took * extras > EXTRA_INPUTS_MAX_S or time.monotonic() - child_started > BASELINE_TIMEOUT_S / 3:
         return sets
     for label, inputs in _eval_samples(project) + _stressed(tuple(example)):
+        if time.monotonic() - child_started > 2 * BASELINE_TIMEOUT_S / 3:
+            break
         try:
             out = _forward(model, inputs)
         except Exception:  # noqa: BLE001 - an input this model does not take is left out
