@@ -49,6 +49,12 @@ def rebatch(inputs, batch):
     return tuple(out)
 
 
+# The largest batch an example is repeated to for tracing: the rows are real tensors, and a
+# batch_max in the thousands times an image would take gigabytes. ExecuTorch's run-time capacity
+# was measured up to 64 (a program traced at 16 or more took all 64 rows); above 64 it is not.
+TRACE_BATCH_MAX = 64
+
+
 def for_dynamic_batch(inputs, batch, trace_batch=2):
     """The example inputs as torch.export must see them for a dynamic batch (`batch` true): a
     batch under `trace_batch` is repeated (or trimmed) to it, with a note; otherwise unchanged.

@@ -22,7 +22,7 @@ import time
 
 from aipc_toolbox import emit, rewrites
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import for_dynamic_batch
+from aipc_toolbox.tensors import TRACE_BATCH_MAX, for_dynamic_batch
 
 
 def body(a):
@@ -42,7 +42,7 @@ def body(a):
     emit.note(f"exporting {p['model']} to {out}: torch.export, dynamic batch {dynamic}, dynamic seq {seq}, inputs "
               + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
     t0 = time.monotonic()
-    traced = for_dynamic_batch(inputs, dynamic, p["batch_max"])
+    traced = for_dynamic_batch(inputs, dynamic, min(p["batch_max"], TRACE_BATCH_MAX))
     ep = torch.export.export(model, traced, dynamic_shapes=etcommon.dynamic_shapes(traced, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(traced))))
     ep, applied = rewrites.rewrite_for_export(ep, keys)
     export_s = time.monotonic() - t0

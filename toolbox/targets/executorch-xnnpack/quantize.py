@@ -46,7 +46,7 @@ from types import SimpleNamespace
 
 from aipc_toolbox import calib, emit, rewrites
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import for_dynamic_batch
+from aipc_toolbox.tensors import TRACE_BATCH_MAX, for_dynamic_batch
 
 DEFAULT_FORMAT = "static-channel"
 # name: (per-channel weights, dynamic activations)
@@ -237,7 +237,7 @@ def plan(p, a):
     q.per_channel, q.dyn_act = FORMATS[q.fmt]
     q.per_channel = q.per_channel if a["per_channel"] is None else bool(a["per_channel"])
     q.model = p.load_model()
-    q.inputs = for_dynamic_batch(p.example_inputs(), q.dynamic, p["batch_max"])
+    q.inputs = for_dynamic_batch(p.example_inputs(), q.dynamic, min(p["batch_max"], TRACE_BATCH_MAX))
     q.samples = p.calibration_data()
     q.audit, q.kept = calib.checked_samples(p, q.samples, a["drop_outliers"])
     q.shapes = etcommon.dynamic_shapes(q.inputs, q.dynamic, p["batch_max"], q.seq, p["seq_max"], p.dynamic_dims(len(q.inputs)))
