@@ -28,15 +28,17 @@ def project_format(p, target, formats, default):
     return fmt
 
 
-def eager_reference(p, samples):
+def eager_reference(p, samples, batching):
     """The project's eval inputs (the first `samples`, all when None) as numpy arrays, their labels
-    (or None) and the eager model's outputs on them: what every format is compared with."""
+    (or None) and the eager model's outputs on them: what every format is compared with.
+    `batching(rows)` gives the chunks the artifacts are run in, (rows per chunk, padded); the eager
+    model runs in the same ones (tensors.eager_outputs says why)."""
     from .tensors import eager_outputs, take
 
     inputs, labels = p.eval_data()
     inputs = take(inputs, samples)
     labels = None if labels is None else labels[: inputs[0].shape[0]].numpy()
-    return [t.numpy() for t in inputs], labels, eager_outputs(p.load_model(), inputs)
+    return [t.numpy() for t in inputs], labels, eager_outputs(p.load_model(), inputs, *batching(inputs[0].shape[0]))
 
 
 def calibration_note(artifact, recorded):

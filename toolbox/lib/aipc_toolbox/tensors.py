@@ -19,13 +19,20 @@ def chunks(inputs, size, fixed):
         yield tuple(part), used
 
 
-def eager_outputs(model, inputs, size=64):
-    """Run the eager model over batched inputs; returns a list (one per model output) of arrays."""
+def eager_outputs(model, inputs, size=64, fixed=False):
+    """Run the eager model over batched inputs in the chunks the artifact is run in (`size` rows,
+    the last one padded when `fixed`, as `chunks` makes them); returns a list (one per model
+    output) of arrays.
+
+    The same chunks matter: a model whose answer for one sample depends on the rest of its batch
+    (a batch-wide early exit, `.all()` over the batch; batch statistics) gives other numbers at
+    64 rows than a static batch-1 artifact gives one row at a time, and the comparison would
+    blame the artifact for the reference's batching."""
     import torch
 
     outs = None
     with torch.no_grad():
-        for part, used in chunks([t.numpy() if hasattr(t, "numpy") else t for t in inputs], size, False):
+        for part, used in chunks([t.numpy() if hasattr(t, "numpy") else t for t in inputs], size, fixed):
             y = model(*[torch.from_numpy(p) for p in part])
             ys = [y] if isinstance(y, torch.Tensor) else list(y)
             ys = [v.detach().numpy()[:used] for v in ys]

@@ -2,7 +2,8 @@
 
 Runs the project's eval_data through the eager model (the FP32 reference) and through the
 .pte with executorch.runtime (in chunks the artifact accepts: its static batch, padded, or up
-to its dynamic batch maximum), then compares the first output:
+to its dynamic batch maximum; the eager model runs in the same chunks, so a model whose answer
+depends on its batch is compared batch for batch), then compares the first output:
 - cosine: one cosine over all samples' outputs, flattened (AIPC's definition); cosine_mean: the
   mean of the per-sample cosines; cosine_min: the worst sample (aipc_toolbox/metrics.py says why);
 - max_abs_err; top1_agreement; task_acc_ref / task_acc_target; acc_drop_points = 100 x (ref - target)
@@ -36,7 +37,7 @@ def body(a):
     labels = labels[: inputs[0].shape[0]] if labels is not None else None
     model = p.load_model()
     t0 = time.monotonic()
-    ref = eager_outputs(model, inputs)
+    ref = eager_outputs(model, inputs, *etcommon.batching(side, inputs[0].shape[0]))
     eager_s = time.monotonic() - t0
     method = etcommon.load_method(path)
     t0 = time.monotonic()

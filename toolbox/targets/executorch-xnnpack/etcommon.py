@@ -216,17 +216,22 @@ def program_meta(path):
             "outputs": [ti(meta.output_tensor_meta(i)) for i in range(meta.num_outputs())]}
 
 
+def batching(side, rows):
+    """The chunks an artifact with sidecar `side` is run in, as (rows per chunk, padded): up to its
+    dynamic batch maximum, else its static batch padded (`rows`, the inputs' own count, when the
+    sidecar knows neither). The eager reference is run in the same chunks."""
+    dyn = bool(side and side.get("dynamic_batch"))
+    size = (side or {}).get("batch_max", 64) if dyn else (side or {}).get("example_batch")
+    return (size or rows), not dyn
+
+
 def run_all(method, inputs, side):
     """Run batched numpy inputs through a loaded method in chunks the artifact accepts."""
     import torch
 
     from aipc_toolbox.tensors import chunks
 
-    dyn = bool(side and side.get("dynamic_batch"))
-    size = (side or {}).get("batch_max", 64) if dyn else (side or {}).get("example_batch")
-    if not size:
-        size = np.asarray(inputs[0]).shape[0]
-    parts = list(chunks(inputs, size, not dyn))
+    parts = list(chunks(inputs, *batching(side, np.asarray(inputs[0]).shape[0])))
     results = execute_many(method, [[torch.from_numpy(np.ascontiguousarray(p)) for p in part] for part, _ in parts])
     outs = None
     for (_, used), ys in zip(parts, results):

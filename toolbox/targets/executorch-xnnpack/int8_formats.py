@@ -32,7 +32,8 @@ def body(a):
     previous = recorded.get("format") if side else None
     calib = {k: recorded[k] for k in quantize.CALIB_KEYS if k in recorded}
     int8_choice.calibration_note(INT8, calib)
-    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
+    arrays, labels, ref = int8_choice.eager_reference(
+        p, a["samples"], lambda rows: etcommon.batching(etcommon.read_sidecar(FP32), rows))
     os.makedirs(OUT_DIR, exist_ok=True)
 
     def build_one(fmt):

@@ -184,7 +184,8 @@ def body(a):
     limit = min(a["max_float_nodes"], len(groups))
     if not limit:
         raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
-    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
+    arrays, labels, ref = int8_choice.eager_reference(
+        p, a["samples"], lambda rows: etcommon.batching(etcommon.read_sidecar(FP32), rows))
     with tempfile.TemporaryDirectory() as tmp:
         def build_with(nodes):
             path = os.path.join(tmp, f"float_{len(nodes)}_{abs(hash(tuple(nodes)))}.pte")

@@ -22,6 +22,7 @@ from aipc_toolbox.tensors import eager_outputs, take
 
 
 def body(a):
+    from ortcommon import batching
     from ortcommon import feed as feed_dict
     from ortcommon import is_quantized, require_artifact, run_all, run_many, session
 
@@ -31,10 +32,10 @@ def body(a):
     inputs = take(inputs, a["samples"])
     labels = labels[: inputs[0].shape[0]] if labels is not None else None
     model = p.load_model()
-    t0 = time.monotonic()
-    ref = eager_outputs(model, inputs)
-    eager_s = time.monotonic() - t0
     sess = session(path)
+    t0 = time.monotonic()
+    ref = eager_outputs(model, inputs, *batching(sess))
+    eager_s = time.monotonic() - t0
     t0 = time.monotonic()
     out = run_all(sess, [t.numpy() for t in inputs])
     target_s = time.monotonic() - t0

@@ -30,7 +30,7 @@ FP32, INT8, OUT_DIR = "build/model.onnx", "build/model_int8.onnx", "build/int8_f
 
 
 def body(a):
-    from ortcommon import feed, fixed_batch, require_artifact, run_all, session
+    from ortcommon import batching, feed, fixed_batch, require_artifact, run_all, session
     from ortquant import FORMATS, build, calibration_feeds, pre_processed, project_format, recorded_calibration
 
     src = require_artifact(FP32, "FP32 model")
@@ -38,7 +38,7 @@ def body(a):
     wanted = project_format(p)
     previous, calib = recorded_calibration(INT8)
     feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
-    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
+    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"], lambda _rows: batching(session(src)))
     os.makedirs(OUT_DIR, exist_ok=True)
     tmp, pre, _mode = pre_processed(src)
 

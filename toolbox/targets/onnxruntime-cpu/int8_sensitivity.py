@@ -175,7 +175,7 @@ def float_group(pre, scored):
 
 
 def body(a):
-    from ortcommon import require_artifact, run_all, session
+    from ortcommon import batching, require_artifact, run_all, session
     from ortquant import FORMATS, build, calibration_feeds, pre_processed, project_format, recorded_calibration
 
     src = require_artifact(FP32, "FP32 model")
@@ -186,7 +186,7 @@ def body(a):
     feeds, audit, given, kept = calibration_feeds(p, src, bool(calib.get("drop_outliers")))
     int8_choice.refuse_unsound_calibration(audit, calib)
     base = sorted(set(calib.get("nodes_to_exclude") or []) | set(p.get("int8_float_nodes") or []))
-    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"])
+    arrays, labels, ref = int8_choice.eager_reference(p, a["samples"], lambda _rows: batching(session(src)))
     analysed = _analysis_format(fmt, FORMATS)
     tmp, pre, _mode = pre_processed(src)
     with tmp:

@@ -203,13 +203,18 @@ def feed(sess, arrays):
     return dict(zip(names, arrays))
 
 
+def batching(sess, size=64):
+    """The chunks the session is run in, as (rows per chunk, padded): its fixed batch, padded,
+    else `size` rows. The eager reference is run in the same chunks."""
+    fb = fixed_batch(sess)
+    return (fb or size), fb is not None
+
+
 def run_all(sess, inputs, size=64):
     """Run batched numpy inputs through the session; returns one array per output."""
     from aipc_toolbox.tensors import chunks
 
-    fb = fixed_batch(sess)
-    size = fb or size
-    parts = list(chunks(inputs, size, fb is not None))
+    parts = list(chunks(inputs, *batching(sess, size)))
     results = run_many(sess, [feed(sess, list(part)) for part, _ in parts])
     outs = None
     for (_, used), result in zip(parts, results):

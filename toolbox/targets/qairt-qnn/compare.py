@@ -24,7 +24,7 @@ def body(a):
     inputs, labels = p.eval_data()
     inputs = take(inputs, a["samples"])
     labels = labels[: inputs[0].shape[0]] if labels is not None else None
-    ref = eager_outputs(p.load_model(), inputs)
+    ref = eager_outputs(p.load_model(), inputs, net["inputs"][0]["dims"][0], True)  # the chunks run_all runs
     out = q.run_all(path, [t.numpy() for t in inputs])
     finite = all(np.isfinite(o).all() for o in out)
     m = metrics.compare(ref[0], out[0], None if labels is None else labels.numpy())
