@@ -59,6 +59,7 @@ NEEDED = {
     "aten.adaptive_max_pool2d.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.avg_pool2d.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.native_layer_norm.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.native_group_norm.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.scaled_dot_product_attention.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.unbind.int": {"ort": "ok", "et": "undelegated"},  # a slice of a permuted tensor may still need a layout copy
     "aten.select.int": {"ort": "ok", "et": "undelegated", "delegated": True},
@@ -100,6 +101,21 @@ class NormBlock(nn.Module):
 
     def forward(self, x):
         return nn.functional.layer_norm(self.norm(self.fc(x)), (5, 16))
+
+
+class GroupNormBlock(nn.Module):
+    """A conv stack's nn.GroupNorm, then a functional group norm without affine in a helper."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv, self.norm = nn.Conv2d(3, 8, 3, padding=1), nn.GroupNorm(4, 8)
+
+    def _renorm(self, x):
+        return nn.functional.group_norm(x, 2, eps=1e-6)
+
+    def forward(self, x):
+        return self._renorm(torch.relu(self.norm(self.conv(x))))
 
 
 class Attention(nn.Module):
@@ -172,6 +188,7 @@ MODULES = {
                                                       nn.AvgPool2d(3, 2, padding=1), nn.Flatten()), _x(2, 3, 10, 9)),
     # A transformer block's norm (nn.LayerNorm) and a functional one over the last two dims.
     "aten.native_layer_norm.default": lambda: (NormBlock(), _x(2, 5, 8)),
+    "aten.native_group_norm.default": lambda: (GroupNormBlock(), _x(2, 3, 6, 5)),
     "aten.scaled_dot_product_attention.default": lambda: (Attention(), _x(2, 5, 8)),
     # A ViT's qkv split: heads and q/k/v out of one projection, unbound on the leading dim.
     "aten.unbind.int": lambda: (Fn(lambda s, x: sum(torch.relu(t) for t in x.reshape(2, 5, 3, 2, 4).permute(2, 0, 3, 1, 4).unbind(0))),
@@ -185,7 +202,8 @@ MODULES = {
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
        "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5,
-       "aten.native_layer_norm.default": 1e-5, "aten.scaled_dot_product_attention.default": 1e-5}
+       "aten.native_layer_norm.default": 1e-5, "aten.native_group_norm.default": 1e-5,
+       "aten.scaled_dot_product_attention.default": 1e-5}
 
 
 def _tie_free(args):

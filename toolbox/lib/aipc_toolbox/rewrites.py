@@ -38,6 +38,7 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.adaptive_max_pool2d.default | No ONNX function found (unless output 1x1)  | not in Core ATen opset                    | values exact                  |
 | aten.avg_pool2d.default (ceil_mode, counted padding, divisor) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5      |
 | aten.native_layer_norm.default (+ aten.layer_norm.default) | exports and runs | left on portable kernels (XNNPACK has no layer norm) | rtol 1e-5 |
+| aten.native_group_norm.default (+ aten.group_norm.default) | exports and runs | left on portable kernels (no XNNPACK group-norm config) | rtol 1e-5 |
 | aten.scaled_dot_product_attention.default (no mask) | exports and runs | _safe_softmax's any/where left on portable kernels | rtol 1e-5 |
 | aten.unbind.int, aten.select.int | exports and runs | select_copy left on portable kernels | exact          |
 | aten.expand.default (no copy, or a size-1 dim to <= 5) | exports and runs | expand_copy left on portable kernels | exact |
@@ -534,6 +535,37 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_ena
     return out if out is NotImplemented else out[0]
 
 
+def _native_group_norm(x, weight, bias, n, c, hxw, group, eps):
+    """group norm as XNNPACK takes it (ExecuTorch's partitioner has no group-norm config): the
+    input viewed as (N, groups, C/groups x spatial), mean and variance as two 4-D keepdim means,
+    rsqrt, back to the input's shape, then the per-channel affine; returns (out, mean, rstd) of
+    shape (N, groups) like the overload."""
+    import torch
+
+    if not x.is_floating_point() or x.dim() < 2 or not group or x.shape[1] % group:
+        return NotImplemented
+    grouped = x.reshape(x.shape[0], group, -1)
+    mean = _mean4(grouped, [2], True)
+    centred = grouped - mean
+    rstd = torch.ops.aten.rsqrt.default(_mean4(centred * centred, [2], True) + eps)
+    out = (centred * rstd).reshape(x.shape)
+    channel = [1, x.shape[1]] + [1] * (x.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(channel)
+    if bias is not None:
+        out = out + bias.reshape(channel)
+    return out, mean.reshape(x.shape[0], group), rstd.reshape(x.shape[0], group)
+
+
+def _group_norm(x, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """aten.group_norm (what F.group_norm / nn.GroupNorm record before decomposition): its output."""
+    hxw = 1
+    for d in x.shape[2:]:
+        hxw = hxw * d
+    out = _native_group_norm(x, weight, bias, x.shape[0], x.shape[1], hxw, num_groups, eps)
+    return out if out is NotImplemented else out[0]
+
+
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled dot-product attention without a mask as XNNPACK takes it: two batched matmuls over
     the flattened leading dims around a softmax. torch's own form wraps the softmax in
@@ -802,6 +834,12 @@ def _gen_layer_norm(g):
             ((y, [6, 7], _randn(g, 6, 7), None, 1e-5), {}), ((_randn(g, 3, 9), [9], None, _randn(g, 9), 1e-5), {})]
 
 
+def _gen_group_norm(g):
+    x, y = _randn(g, 2, 6, 5, 4) * 2.0 + 0.5, _randn(g, 3, 8, 7)
+    return [((x, _randn(g, 6), _randn(g, 6), 2, 6, 20, 3, 1e-5), {}), ((x, None, None, 2, 6, 20, 1, 1e-5), {}),
+            ((y, _randn(g, 8), None, 3, 8, 7, 8, 1e-6), {}), ((_randn(g, 1, 4, 3, 3, 2), None, _randn(g, 4), 1, 4, 18, 2, 1e-5), {})]
+
+
 def _gen_sdpa(g):
     q, k, v = _randn(g, 2, 3, 5, 8), _randn(g, 2, 3, 7, 8), _randn(g, 2, 3, 7, 6)
     return [((q, k, v), {}), ((q, k, v), {"scale": 0.3}), ((_randn(g, 4, 6, 4), _randn(g, 4, 6, 4), _randn(g, 4, 6, 4)), {})]
@@ -865,6 +903,9 @@ _add("aten.adaptive_max_pool2d.default", _adaptive_max_pool2d,
 _add("aten.native_layer_norm.default", _native_layer_norm,
      "layer norm (no XNNPACK kernel) as two 4-D keepdim means over the normalised dims, rsqrt and the affine",
      _gen_layer_norm, rtol=1e-5, atol=1e-5, aliases={"aten.layer_norm.default": _layer_norm})
+_add("aten.native_group_norm.default", _native_group_norm,
+     "group norm (not delegated by XNNPACK) as two 4-D keepdim means over each group, rsqrt and the per-channel affine",
+     _gen_group_norm, rtol=1e-5, atol=1e-5, aliases={"aten.group_norm.default": _group_norm})
 _add("aten.scaled_dot_product_attention.default", _sdpa,
      "attention without a mask as bmm, softmax, bmm (torch's form adds any/where around the softmax for masked rows)",
      _gen_sdpa, rtol=1e-5, atol=1e-6)
