@@ -1,0 +1,484 @@
+"""Fix `fix_loop_bound`: a Python `for` loop whose trip count is a tensor value, which
+torch.export cannot trace (`GuardOnDataDependentSymNode: Could not extract specialized integer
+from data-dependent expression ...`): range() needs a number the export does not know. The count
+may be written in the loop (`range(int(n.max().item()))`), in a name assigned before it, or in a
+helper it calls (`range(self._iters(steps))` whose body is `return int(steps.max().item())`).
+
+Rewrite: the loop runs a static number of passes (its bound) and each pass's assignments take
+effect only while the pass index is below the count, so the numbers stay those of the original
+loop for every input whose count is at most the bound:
+
+    for i in range(self._iters(steps)):          n_trips_l54 = steps.max()
+        h = update(h)                      ->     for i in range(self.limits.max_iters):
+                                                      h = torch.where(i + 1 <= n_trips_l54, update(h), h)
+
+- The count becomes a tensor: the `.item()` / `int()` / `round()` / `math.floor|ceil|trunc`
+  wrappers are dropped and the pass test keeps their rounding (`i + 1 <= n` for a truncated or
+  integer count, `i < n` for a ceiling, `i < torch.round(n)` for round()); a helper with a
+  single `return` is inlined with its arguments.
+- The bound: the limit the code itself puts on the count (a `clamp`/`clip`/`clamp_max`/
+  `minimum`/`min` to a number, a setting or a module constant, followed through assignments,
+  reductions such as `.max()` and single-return helpers), else `bound` (a number, or an
+  expression valid where the loop is). Without either, refused: the right bound is a fact of
+  the model, not a guess.
+- Refused, naming file:line, with nothing written: a `while` loop, `break`/`continue`/`return`
+  or a nested block in the body, a loop `else`, a statement other than assignments to plain
+  names (attribute or subscript writes, in-place ops, calls kept for their effect), a name first
+  assigned in the body and read after the loop or before its assignment, the loop variable read
+  after the loop, a `range` with a start or step.
+
+Every pass runs (and is paid for) on every input; the masked ones change nothing. The numbers
+guard (aipc_toolbox/eager_guard.py) runs the model before and after on the example, eval samples
+and scaled inputs, and rolls the rewrite back if an output moved (a bound below a count some
+input reaches shows there).
+
+Usage: python loop_bound.py --file model.py --line 40 [--function f] [--bound 8] [--dry_run]
+Prints the diff, then {"ok": true, "file": ..., "line": <the loop's line>, "bound": ...}.
+"""
+import ast
+import copy
+import os
+
+from aipc_toolbox import emit
+from aipc_toolbox.eager_guard import EagerGuard
+from _codemod import FixRefused, ensure_import_torch, finish, numbers_note, project_sources, read, replace_spans
+
+# Wrappers that turn a tensor into the loop's int, and the pass test that keeps their rounding.
+TRUNCATING = {"int", "trunc", "floor", "long", "item"}
+CEILING = {"ceil"}
+ROUNDING = {"round"}
+# Calls through which an upper bound of their (first) tensor argument or receiver carries over.
+MONOTONE = {"max", "amax", "item", "int", "float", "round", "ceil", "floor", "trunc", "long", "to", "float",
+            "reshape", "view", "flatten", "squeeze", "unsqueeze", "detach", "clone", "type_as"}
+MAX_DEPTH = 6
+
+
+def project_path(file):
+    """The project file a traceback names (absolute, relative or only its base name)."""
+    if os.path.isfile(file) and not os.path.isabs(file):
+        return os.path.normpath(file)
+    if os.path.isabs(file):
+        rel = os.path.relpath(file)
+        if not rel.startswith("..") and os.path.isfile(rel):
+            return rel
+    parts = os.path.normpath(file).split(os.sep)
+    for i in range(1, len(parts)):
+        cand = os.path.join(*parts[i:])
+        if os.path.isfile(cand):
+            return cand
+    same = [p for p in project_sources() if os.path.basename(p) == parts[-1]]
+    if len(same) == 1:
+        return same[0]
+    raise FixRefused(f"{file}: not found in the project (cwd {os.getcwd()})"
+                     + (f"; several files are named {parts[-1]}: {', '.join(same)}" if same else "")
+                     + "; pass `file` relative to the project folder")
+
+
+class Source:
+    def __init__(self, path):
+        self.path = path
+        self.text, self.tree = read(path)
+        self.parents = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+
+    def enclosing(self, node, kinds):
+        node = self.parents.get(node)
+        while node is not None and not isinstance(node, kinds):
+            node = self.parents.get(node)
+        return node
+
+    def functions(self):
+        return [n for n in ast.walk(self.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    def function_at(self, line):
+        spans = [f for f in self.functions() if f.lineno <= line <= f.end_lineno]
+        return min(spans, key=lambda f: f.end_lineno - f.lineno) if spans else None
+
+
+def _call_name(call):
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
+def _returns_only(fn):
+    """The expression of a function whose body is one `return <expr>` (after a docstring)."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+        return body[0].value
+    return None
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            return copy.deepcopy(self.names[node.id])
+        return node
+
+
+class Scope:
+    """Where the loop is: its file, function and class, for following names and helper calls."""
+
+    def __init__(self, src, fn, loop):
+        self.src, self.fn, self.loop = src, fn, loop
+        self.cls = src.enclosing(fn, (ast.ClassDef,))
+
+    def assigned_before(self, name):
+        """The value of the one plain assignment of `name` in the loop's function before the loop."""
+        stmt = self.assignment_before(name)
+        return stmt.value if stmt is not None else None
+
+    def assignment_before(self, name):
+        """The one plain assignment statement of `name` in the loop's function before the loop."""
+        hits = [n for n in ast.walk(self.fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                and n.lineno < self.loop.lineno and any(isinstance(t, ast.Name) and t.id == name
+                                                       for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+        if len(hits) == 1 and isinstance(hits[0], (ast.Assign, ast.AnnAssign)) and hits[0].value is not None:
+            if isinstance(hits[0], ast.AnnAssign) or len(hits[0].targets) == 1:
+                return hits[0]
+        return None
+
+    def helper(self, call):
+        """(function def, receiver expression or None) for a call of a function of this file:
+        `self.m(...)` / `obj.m(...)` a method (this class first), `m(...)` a module function."""
+        name = _call_name(call)
+        if name is None:
+            return None
+        if isinstance(call.func, ast.Attribute):
+            own = [f for f in (self.cls.body if self.cls else []) if isinstance(f, ast.FunctionDef) and f.name == name]
+            methods = own or [f for f in self.src.functions() if f.name == name
+                              and isinstance(self.src.parents.get(f), ast.ClassDef)]
+            return (methods[0], call.func.value) if len(methods) == 1 else None
+        funcs = [f for f in self.src.tree.body if isinstance(f, ast.FunctionDef) and f.name == name]
+        return (funcs[0], None) if len(funcs) == 1 else None
+
+    def inline(self, call):
+        """A single-return helper's expression with its parameters replaced by the call's
+        arguments (and `self` by the receiver), or None."""
+        found = self.helper(call)
+        if found is None:
+            return None
+        fn, receiver = found
+        expr = _returns_only(fn)
+        if expr is None:
+            return None
+        params = [a.arg for a in fn.args.args]
+        static = any(_call_name(d) == "staticmethod" if isinstance(d, ast.Call) else getattr(d, "id", None) == "staticmethod"
+                     for d in fn.decorator_list)
+        names = {}
+        if receiver is not None and not static and params:
+            names[params[0]] = receiver
+            params = params[1:]
+        if len(call.args) > len(params) or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        names.update(zip(params, call.args))
+        for kw in call.keywords:
+            if kw.arg is None or kw.arg not in params:
+                return None
+            names[kw.arg] = kw.value
+        defaults = fn.args.defaults
+        for p, d in zip(params[len(params) - len(defaults):], defaults):
+            names.setdefault(p, d)
+        if any(p not in names for p in params):
+            return None
+        return _Substitute(names).visit(copy.deepcopy(expr))
+
+
+def count_tensor(scope, expr):
+    """(tensor expression, rounding kind, the assignment statements the count was read through)
+    for the loop's count, or a FixRefused naming why."""
+    kind, through = "exact", []
+    for _ in range(MAX_DEPTH * 3):
+        if isinstance(expr, ast.Name):
+            stmt = scope.assignment_before(expr.id)
+            if stmt is None:
+                break
+            through.append(stmt)
+            expr = stmt.value
+            continue
+        if not isinstance(expr, ast.Call):
+            break
+        name = _call_name(expr)
+        wraps_arg = isinstance(expr.func, ast.Name) and name in {"int", "round", "float"} and len(expr.args) == 1
+        math_fn = (isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Name)
+                   and expr.func.value.id == "math" and name in {"floor", "ceil", "trunc"} and len(expr.args) == 1)
+        method = isinstance(expr.func, ast.Attribute) and name in {"item", "int", "long"} and not expr.args
+        if wraps_arg or math_fn:
+            kind = _rounding(kind, name)
+            expr = expr.args[0]
+            continue
+        if method:
+            kind = _rounding(kind, "trunc" if name in {"int", "long"} else "item")
+            expr = expr.func.value
+            continue
+        inlined = scope.inline(expr)
+        if inlined is not None:
+            expr = inlined
+            continue
+        break
+    if _is_static(scope, expr):
+        raise FixRefused(f"{scope.src.path}:{scope.loop.lineno}: the loop's count `{ast.unparse(expr)}` is not a tensor "
+                         "value; torch.export takes a loop over a fixed number as it is")
+    return expr, kind, through
+
+
+def _rounding(kind, name):
+    if name in CEILING:
+        return "ceil"
+    if name in ROUNDING:
+        return "round"
+    return "trunc" if kind == "exact" else kind
+
+
+def _is_static(scope, expr):
+    """A number, a setting (`self.limits.max_iters`, `CONFIG.limit`) or a module constant: not a tensor
+    computed from the inputs."""
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool)
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return _is_static(scope, expr.operand)
+    node = expr
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    if node.id == "self":
+        return node is not expr
+    # Otherwise a module-level name (a constant, a settings object): not a parameter or a local of
+    # the loop's function, where the inputs and the tensors computed from them live.
+    local = {a.arg for a in scope.fn.args.args + scope.fn.args.kwonlyargs} | {
+        n.id for n in ast.walk(scope.fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return node.id not in local and node.id not in {"torch", "np", "math", "F", "nn"}
+
+
+def upper_bound(scope, expr, depth=0):
+    """A static upper bound the code puts on `expr` (source text), or None."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        value = scope.assigned_before(expr.id)
+        return upper_bound(scope, value, depth + 1) if value is not None else None
+    if not isinstance(expr, ast.Call):
+        return None
+    name = _call_name(expr)
+    kw = {k.arg: k.value for k in expr.keywords if k.arg}
+    on_tensor = isinstance(expr.func, ast.Attribute) and not (isinstance(expr.func.value, ast.Name)
+                                                              and expr.func.value.id in {"torch", "math", "np"})
+    args = ([expr.func.value] if on_tensor else []) + list(expr.args)
+    if name in {"clamp", "clip"}:
+        hi = kw.get("max") if "max" in kw else (args[2] if len(args) > 2 else None)
+        if hi is not None and _is_static(scope, hi):
+            return ast.unparse(hi)
+    if name in {"clamp_max", "minimum", "min", "fmin"} and len(args) >= 2 and not kw.get("dim"):
+        for a in args[:2]:
+            if _is_static(scope, a):
+                return ast.unparse(a)
+    if name in MONOTONE and args:
+        if name in {"max", "amax"} and len(args) > 1 and not on_tensor:
+            return None  # max(a, b) of two values: the larger one's bound is not known here
+        return upper_bound(scope, args[0], depth + 1)
+    inlined = scope.inline(expr)
+    if inlined is not None:
+        return upper_bound(scope, inlined, depth + 1)
+    return None
+
+
+def _loads(nodes):
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _stores(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def masked_body(scope, loop, test):
+    """The loop body with every carried assignment selected by `test`; FixRefused otherwise."""
+    src, fn = scope.src, scope.fn
+    where = f"{src.path}:{{}}"
+    before = {a.arg for a in fn.args.args} | {a.arg for a in fn.args.kwonlyargs}
+    for n in ast.walk(fn):
+        if getattr(n, "lineno", loop.lineno) < loop.lineno:
+            before |= _stores(n) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)) else set()
+    after = [n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno > loop.end_lineno]
+    read_after = _loads(after)
+    target = loop.target.id
+    if target in read_after and target != "_":
+        raise FixRefused(where.format(loop.lineno) + f": the loop variable `{target}` is read after the loop; with a "
+                         "fixed number of passes it would hold the last pass's index, not the count's")
+    out, first_assigned = [], set()
+    for st in loop.body:
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
+            continue
+        if isinstance(st, ast.Pass):
+            continue
+        if isinstance(st, (ast.Break, ast.Continue, ast.Return)):
+            raise FixRefused(where.format(st.lineno) + f": `{type(st).__name__.lower()}` in a loop over a tensor count: "
+                             "the number of passes would depend on the data again; rewrite the loop by hand")
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+            value = ast.BinOp(left=ast.Name(st.target.id, ast.Load()), op=st.op, right=st.value)
+            targets, value_node = [st.target.id], value
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
+            tgts = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if len(tgts) != 1:
+                raise FixRefused(where.format(st.lineno) + ": a chained assignment `a = b = ...` in the loop")
+            t = tgts[0]
+            if isinstance(t, ast.Name):
+                targets, value_node = [t.id], st.value
+            elif isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts):
+                targets, value_node = [e.id for e in t.elts], st.value
+            else:
+                raise FixRefused(where.format(st.lineno) + f": the loop writes `{ast.unparse(t)}`: attribute, subscript "
+                                 "or in-place writes cannot be masked; only assignments to plain names can")
+        else:
+            raise FixRefused(where.format(st.lineno) + f": `{ast.unparse(st).splitlines()[0]}` in a loop over a tensor "
+                             "count: only assignments to plain names can be masked pass by pass")
+        for n in ast.walk(value_node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") \
+                    and not n.func.attr.startswith("_"):
+                raise FixRefused(where.format(st.lineno) + f": `{ast.unparse(n)}` works in place; every pass runs "
+                                 "after the rewrite, so it must be out of place")
+        ind = " " * st.col_offset
+        value_text = ast.unparse(value_node)
+        carried = [t for t in targets if t in before]
+        temps = [t for t in targets if t not in before]
+        for t in temps:
+            if t in read_after:
+                raise FixRefused(where.format(st.lineno) + f": `{t}` is first assigned in the loop and read after it: "
+                                 "give it a value before the loop so the masked passes can keep it")
+            if t in _loads([s for s in loop.body if s.lineno < st.lineno]) and t not in first_assigned:
+                raise FixRefused(where.format(st.lineno) + f": `{t}` is read in the loop before it is assigned: give "
+                                 "it a value before the loop")
+            first_assigned.add(t)
+        if not carried:
+            out.append(f"{ind}{ast.unparse(st)}")
+            continue
+        if len(targets) == 1:
+            out.append(f"{ind}{targets[0]} = torch.where({test}, {value_text}, {targets[0]})")
+            continue
+        fresh = [f"{t}_pass" for t in targets]
+        out.append(f"{ind}{', '.join(fresh)} = {value_text}")
+        for t, f in zip(targets, fresh):
+            out.append(f"{ind}{t} = torch.where({test}, {f}, {t})" if t in carried else f"{ind}{t} = {f}")
+    return out
+
+
+def locate(src, line, function):
+    """The `for ... in range(...)` loop the line belongs to: the loop itself, a line of its range
+    argument, a line of a helper its count calls, or of the assignment its count reads."""
+    loops = [n for n in ast.walk(src.tree) if isinstance(n, ast.For)]
+    at = src.function_at(line)
+    helper = at.name if at is not None else function
+    found = []
+    for loop in loops:
+        it = loop.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+            continue
+        fn = src.enclosing(loop, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if fn is None:
+            continue
+        scope = Scope(src, fn, loop)
+        exprs = [it]
+        for n in ast.walk(it):
+            if isinstance(n, ast.Name) and scope.assigned_before(n.id) is not None:
+                exprs.append(scope.assigned_before(n.id))
+        hit = loop.lineno == line or any(e.lineno <= line <= e.end_lineno for e in exprs)
+        if not hit and helper and helper != fn.name:
+            hit = any(isinstance(n, ast.Call) and _call_name(n) == helper for e in exprs for n in ast.walk(e))
+        if hit:
+            found.append((loop, fn))
+    return found
+
+
+def body(a):
+    file, line, function, bound = a.get("file"), a.get("line"), a.get("function"), a.get("bound")
+    if not file or not line:
+        raise FixRefused("pass `file` and `line` from the export error (the line that turns a tensor into the loop's "
+                         "count, or the loop's own line)")
+    path = project_path(file)
+    src = Source(path)
+    found = locate(src, line, function)
+    if not found:
+        raise FixRefused(f"{path}:{line}: no `for ... in range(...)` loop in {path} takes its count from this line "
+                         "(directly, through a name or through the helper defined here); a data-dependent `if` is "
+                         "fix_branch_to_where's")
+    if len(found) > 1:
+        raise FixRefused(f"{path}:{line}: several loops take their count from here (lines "
+                         f"{', '.join(str(lp.lineno) for lp, _ in found)}); pass the loop's own line")
+    loop, fn = found[0]
+    scope = Scope(src, fn, loop)
+    if loop.orelse:
+        raise FixRefused(f"{path}:{loop.lineno}: a `for ... else` loop: the else block depends on how the loop ended")
+    if not isinstance(loop.target, ast.Name):
+        raise FixRefused(f"{path}:{loop.lineno}: the loop variable `{ast.unparse(loop.target)}` is not a plain name")
+    if len(loop.iter.args) != 1 or loop.iter.keywords:
+        raise FixRefused(f"{path}:{loop.lineno}: `{ast.unparse(loop.iter)}`: only range(count) is rewritten")
+    count, kind, through = count_tensor(scope, loop.iter.args[0])
+    # A name the count was read through is replaced by the tensor count: it must serve the loop only.
+    if len(through) > 1:
+        raise FixRefused(f"{path}:{through[-1].lineno}: the loop's count passes through several names "
+                         f"({', '.join(ast.unparse(t.targets[0] if isinstance(t, ast.Assign) else t.target) for t in through)}); "
+                         "compute it in one expression first")
+    for stmt in through:
+        name = (stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target).id
+        uses = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                and n.id == name and not (loop.iter.lineno <= n.lineno <= loop.iter.end_lineno)]
+        if uses:
+            raise FixRefused(f"{path}:{stmt.lineno}: `{name}`, the loop's count, is also read at line {uses[0]}; after "
+                             "the rewrite it would still turn a tensor into a number there")
+    found_bound = upper_bound(scope, loop.iter.args[0])
+    if bound is not None:
+        bound_text = str(bound).strip()
+        try:
+            ast.parse(bound_text, mode="eval")
+        except SyntaxError:
+            raise FixRefused(f"bound `{bound_text}` is not a Python expression") from None
+        chosen_by = "given"
+    elif found_bound is not None:
+        bound_text, chosen_by = found_bound, "the code's own limit"
+    else:
+        raise FixRefused(f"{path}:{loop.lineno}: the count `{ast.unparse(count)}` has no upper limit in the code (a clamp "
+                         "or min to a number or a setting); pass `bound`, the largest count the model can take, or "
+                         "limit the count in the code. Nothing was written")
+    trips = f"n_trips_l{loop.lineno}"
+    var = loop.target.id
+    test = {"trunc": f"{var} + 1 <= {trips}", "ceil": f"{var} < {trips}", "round": f"{var} < torch.round({trips})",
+            "exact": f"{var} + 1 <= {trips}"}[kind]
+    lines = masked_body(scope, loop, test)
+    ind = " " * loop.col_offset
+    try:
+        int(bound_text)
+        range_arg = bound_text
+    except ValueError:
+        range_arg = f"int({bound_text})"
+    count_line = f"{trips} = {ast.unparse(count)}  # the pass count, as a tensor (aipc fix_loop_bound)"
+    new_block = ([] if through else [ind + count_line]) + [f"{ind}for {var} in range({range_arg}):"] + lines
+    text_lines = src.text.splitlines()
+    spans = [(loop.lineno, 0, loop.end_lineno, len(text_lines[loop.end_lineno - 1].encode("utf-8")), "\n".join(new_block))]
+    for stmt in through:  # the count's own line becomes the tensor count
+        spans.append((stmt.lineno, 0, stmt.end_lineno, len(text_lines[stmt.end_lineno - 1].encode("utf-8")),
+                      " " * stmt.col_offset + count_line))
+    new = replace_spans(src.text, spans)
+    new = ensure_import_torch(new, ast.parse(new))
+    guard = EagerGuard()
+    if not a["dry_run"]:
+        guard.baseline()
+    changed, diff = finish(path, src.text, new, a["dry_run"])
+    numbers = None if a["dry_run"] else guard.verify({path: src.text}, where=f"{path}:{loop.lineno}")
+    emit.note(f"{path}:{loop.lineno}: {fn.name}(): the loop runs {bound_text} passes ({chosen_by}), each pass's "
+              f"assignments masked by `{test}`" + (" (dry run: not written)" if a["dry_run"] else ""))
+    emit.note("every pass runs on every input: the masked passes cost time and change nothing")
+    result = {"file": path, "line": loop.lineno, "function": fn.name, "bound": bound_text, "bound_from": chosen_by,
+              "count": ast.unparse(count), "test": test, "changed_lines": changed, "written": int(not a["dry_run"]),
+              "diff": diff}
+    if numbers is not None:
+        result["numbers"] = numbers
+        emit.note(numbers_note(numbers))
+    return result
+
+
+if __name__ == "__main__":
+    emit.main("fix_loop_bound", __file__, "export", body)

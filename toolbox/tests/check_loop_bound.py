@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
+"""fix_loop_bound (toolbox/fixes/loop_bound.py) on loops whose trip count is a tensor value, in
+several code shapes: the count from a helper method over a value clamped in another method; from
+a name assigned before the loop; inline in range() with round()/math.ceil; a tuple assignment and
+a temporary in the body. For each: torch.export fails before (the error the fix answers), the
+rewrite exports, and the eager outputs equal the original loop's on inputs whose counts cover
+every value up to the bound. Refusals write nothing: no limit on the count (until `bound` is
+given), `break` in the body, an attribute write. A `bound` below counts the inputs reach is
+rolled back by the numbers guard.
+"""
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from checklib import ROOT, check, main, run_script
+
+FIXES = ROOT / "toolbox" / "fixes"
+
+TOML = '''target = "onnxruntime-cpu"
+[project]
+model = "net:build"
+example_inputs = "net:sample"
+eval_data = "net:held_out"
+'''
+
+DATA = '''
+
+def rows(n=48, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    scale = torch.linspace(0.0, 3.0, n)[torch.randperm(n, generator=g)]
+    return torch.randn(n, 8, generator=g) * scale[:, None]
+
+
+def sample():
+    return (rows()[:2],)
+
+
+def held_out():
+    return (rows(),), None
+'''
+
+# A helper method turns the count into a number; another method clamps it to a setting.
+HELPER = '''
+import torch
+from torch import nn
+
+
+class Limits:
+    max_iters = 5
+
+
+class Smoother(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin = nn.Linear(8, 8)
+        self.limits = Limits()
+
+    def steps(self, x):
+        return torch.clamp(torch.ceil(x.abs().mean(dim=1) * 2.0), 0, self.limits.max_iters)
+
+    def _iters(self, s):
+        return int(s.max().item())
+
+    def forward(self, x):
+        s = self.steps(x)
+        h = x
+        for i in range(self._iters(s)):
+            h = torch.where((s > i).reshape(-1, 1), h + 0.5 * torch.tanh(self.lin(h)), h)
+        return h.sum(dim=1, keepdim=True) + h
+
+
+def build():
+    return Smoother().eval()
+''' + DATA
+
+# The count in a name assigned before the loop, rounded; a tuple assignment and a temporary.
+NAMED = '''
+import torch
+from torch import nn
+
+MAX_ROUNDS = 4
+
+
+class Mixer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 8)
+
+    def forward(self, x):
+        rounds = round(float(x.std().mul(1.7).clamp(max=MAX_ROUNDS)))
+        u, v = x, x * 0.5
+        for _ in range(rounds):
+            t = torch.relu(self.a(u))
+            u, v = t + v, torch.sigmoid(self.b(v))
+            v *= 0.9
+        return u - v
+
+
+def build():
+    return Mixer().eval()
+''' + DATA
+
+# The count inline in range(), ceil'd; the limit is a clamp_max to a number.
+INLINE = '''
+import math
+
+import torch
+from torch import nn
+
+
+class Refine(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(2)
+        self.lin = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = x
+        for k in range(math.ceil(torch.clamp_max(x.abs().amax() * 1.3, 3).item())):
+            y = y + torch.tanh(self.lin(y)) / (k + 1)
+        return y
+
+
+def build():
+    return Refine().eval()
+''' + DATA
+
+UNBOUNDED = '''
+import torch
+from torch import nn
+
+
+class Grow(nn.Module):
+    def forward(self, x):
+        y = x
+        for _ in range(int(x.abs().max().item())):
+            y = y * 0.5 + 1.0
+        return y
+
+
+def build():
+    return Grow().eval()
+''' + DATA
+
+BREAKS = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            y = y * 0.5 + 1.0\n            if y.sum() > 4:\n                break\n")
+WRITES = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            self.last = y\n            y = y * 0.5 + 1.0\n")
+
+
+def project(source):
+    d = Path(tempfile.mkdtemp(prefix="aipc-loop-bound-"))
+    (d / "net.py").write_text(source)
+    (d / "aipc.toml").write_text(TOML)
+    return d
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fix(d, args):
+    return run_script(FIXES, d, "loop_bound.py", args)
+
+
+def loop_line(source, needle="for "):
+    return next(i for i, line in enumerate(source.splitlines(), 1) if line.strip().startswith(needle))
+
+
+def exports(model, x):
+    try:
+        torch.export.export(model, (x,), strict=False)
+        return True, ""
+    except Exception as e:  # noqa: BLE001 -- any export failure is the answer
+        return False, f"{type(e).__name__}: {e}"
+
+
+def rewritten_matches(d, source, args, tag):
+    before = load(d / "net.py", f"before_{tag}")
+    ok, err = exports(before.build(), before.sample()[0])
+    assert not ok and "data-dependent" in err, err[:400]
+    res, out = fix(d, args)
+    assert res["ok"], out
+    assert res["numbers"]["checked"] and res["numbers"]["max_abs_diff"] == 0.0 or res["numbers"]["max_abs_diff"] < 1e-5, out
+    after = load(d / "net.py", f"after_{tag}")
+    # Inputs from quiet to loud: every count from 0 to past the limit, one row at a time and as batches.
+    xs = [torch.randn(3, 8, generator=torch.Generator().manual_seed(s)) * k for s, k in
+          enumerate((0.0, 0.05, 0.3, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 20.0))]
+    with torch.no_grad():
+        for x in xs + [torch.cat(xs)]:
+            a, b = before.build()(x), after.build()(x)
+            assert torch.allclose(a, b, atol=1e-6, rtol=1e-6), (tag, (a - b).abs().max())
+    ok, err = exports(after.build(), after.sample()[0])
+    assert ok, err[:400]
+    return res, out
+
+
+@check
+def a_count_from_a_helper_over_a_clamped_value_gets_the_code_limit_and_exports():
+    d = project(HELPER)
+    helper_line = next(i for i, line in enumerate(HELPER.splitlines(), 1) if "int(s.max().item())" in line)
+    res, out = rewritten_matches(d, HELPER, {"file": str((d / "net.py").resolve()), "line": helper_line,
+                                             "function": "_iters"}, "helper")
+    assert res["bound"] == "self.limits.max_iters" and res["bound_from"] == "the code's own limit", res
+    assert res["line"] == loop_line(HELPER) and res["count"] == "s.max()", res
+    assert "for i in range(int(self.limits.max_iters)):" in (d / "net.py").read_text()
+
+
+@check
+def a_count_in_a_name_rounded_with_a_tuple_assignment_and_a_temporary():
+    d = project(NAMED)
+    line = next(i for i, l in enumerate(NAMED.splitlines(), 1) if "rounds = round(" in l)
+    res, _ = rewritten_matches(d, NAMED, {"file": "net.py", "line": line}, "named")
+    assert res["bound"] == "MAX_ROUNDS" and "torch.round" in res["test"], res
+
+
+@check
+def a_count_inline_in_range_with_ceil_and_a_clamp_max_limit():
+    d = project(INLINE)
+    res, _ = rewritten_matches(d, INLINE, {"file": "net.py", "line": loop_line(INLINE)}, "inline")
+    assert res["bound"] == "3" and res["test"] == f"k < n_trips_l{loop_line(INLINE)}", res
+
+
+@check
+def no_limit_is_refused_until_a_bound_is_given_and_a_low_bound_is_rolled_back():
+    d = project(UNBOUNDED)
+    line = loop_line(UNBOUNDED)
+    res, out = fix(d, {"file": "net.py", "line": line})
+    assert not res["ok"] and "has no upper limit in the code" in res["error"] and f"net.py:{line}" in res["error"], out
+    assert (d / "net.py").read_text() == UNBOUNDED
+    # Counts on the example x10 reach past 2: a bound of 2 moves the outputs and is rolled back.
+    res, out = fix(d, {"file": "net.py", "line": line, "bound": "2"})
+    assert not res["ok"] and (d / "net.py").read_text() == UNBOUNDED, out
+    res, out = fix(d, {"file": "net.py", "line": line, "bound": "64"})
+    assert res["ok"] and res["bound_from"] == "given" and res["numbers"]["checked"], out
+
+
+@check
+def break_and_attribute_writes_are_refused_with_file_and_line_writing_nothing():
+    for source, why in ((BREAKS, "a nested block"), (WRITES, "attribute, subscript")):
+        d = project(source)
+        res, out = fix(d, {"file": "net.py", "line": loop_line(source), "bound": "64"})
+        assert not res["ok"], out
+        assert "net.py:" in res["error"], res["error"]
+        assert (d / "net.py").read_text() == source, why
+    d = project(UNBOUNDED)
+    res, out = fix(d, {"file": "net.py", "line": 2})
+    assert not res["ok"] and "no `for ... in range(...)` loop" in res["error"], out
+
+
+if __name__ == "__main__":
+    main()
