@@ -1,0 +1,1 @@
+"""reefer: spoilage-risk model for refrigerated pallets (accept / inspect / reject on arrival)."""

@@ -1,0 +1,1 @@
+"""Power-quality event classification for a three-phase smart meter."""

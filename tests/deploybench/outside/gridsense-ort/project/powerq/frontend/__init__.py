@@ -1,0 +1,3 @@
+from .smoother import AdaptiveSmoother, SmootherConfig
+
+__all__ = ["AdaptiveSmoother", "SmootherConfig"]

@@ -1,0 +1,1 @@
+"""Deployment-side helpers of the band firmware build (INT8 calibration)."""

@@ -1,0 +1,1 @@
+"""Bird-call recognition for a field recorder: log-mel frontend + a small GroupNorm CNN."""
