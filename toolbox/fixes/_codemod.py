@@ -45,6 +45,28 @@ def sources_hint():
     return f"the project's Python files are: {shown}"
 
 
+def project_path(file):
+    """A path an error names (absolute as the traceback prints it, relative, or only its base name)
+    as a project file; FixRefused when it is not one, or several files share the base name."""
+    if os.path.isfile(file) and not os.path.isabs(file):
+        return os.path.normpath(file)
+    if os.path.isabs(file):
+        r = os.path.relpath(file)
+        if not r.startswith("..") and os.path.isfile(r):
+            return r
+    parts = os.path.normpath(file).split(os.sep)
+    for i in range(1, len(parts)):
+        cand = os.path.join(*parts[i:])
+        if os.path.isfile(cand):
+            return cand
+    same = [p for p in project_sources() if os.path.basename(p) == parts[-1]]
+    if len(same) == 1:
+        return same[0]
+    raise FixRefused(f"{file}: not found in the project (cwd {os.getcwd()})"
+                     + (f"; several files are named {parts[-1]}: {', '.join(same)}" if same else "")
+                     + f"; pass `file` relative to the project folder ({sources_hint()})")
+
+
 def seg(text, node):
     s = ast.get_source_segment(text, node)
     if s is None:

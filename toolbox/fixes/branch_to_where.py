@@ -46,8 +46,8 @@ import os
 from aipc_toolbox import emit
 from aipc_toolbox.eager_guard import EagerGuard
 from aipc_toolbox.emit import ToolError
-from _codemod import (FixRefused, ensure_import_torch, finish, numbers_note, project_sources, read, replace_spans, seg,
-                      sources_hint)
+from _codemod import (FixRefused, ensure_import_torch, finish, numbers_note, project_path, project_sources, read,
+                      replace_spans, seg)
 
 # Condition text that torch.export decides statically (no data-dependent guard).
 STATIC_HINTS = (".shape", ".size(", ".dim(", ".ndim", "len(", "self.training", "isinstance(", " is None",
@@ -244,27 +244,6 @@ class Project:
                         same_class = c is not None and hit[0] is s and hit[1] in c.body
                         todo.append((hit[0], hit[1], c if same_class else None))
         return out
-
-
-def project_path(file):
-    """A path the error names (absolute as the traceback prints it, or relative) as a project file."""
-    if os.path.isfile(file) and not os.path.isabs(file):
-        return os.path.normpath(file)
-    if os.path.isabs(file):
-        r = os.path.relpath(file)
-        if not r.startswith("..") and os.path.isfile(r):
-            return r
-    parts = os.path.normpath(file).split(os.sep)
-    for i in range(1, len(parts)):
-        cand = os.path.join(*parts[i:])
-        if os.path.isfile(cand):
-            return cand
-    same = [p for p in project_sources() if os.path.basename(p) == parts[-1]]
-    if len(same) == 1:
-        return same[0]
-    raise FixRefused(f"{file}: not found in the project (cwd {os.getcwd()})"
-                     + (f"; several files are named {parts[-1]}: {', '.join(same)}" if same else "")
-                     + f"; pass `file` relative to the project folder ({sources_hint()})")
 
 
 # ---------------------------------------------------------------------------------------------

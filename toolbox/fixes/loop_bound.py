@@ -37,11 +37,10 @@ Prints the diff, then {"ok": true, "file": ..., "line": <the loop's line>, "boun
 """
 import ast
 import copy
-import os
 
 from aipc_toolbox import emit
 from aipc_toolbox.eager_guard import EagerGuard
-from _codemod import FixRefused, ensure_import_torch, finish, numbers_note, project_sources, read, replace_spans
+from _codemod import FixRefused, ensure_import_torch, finish, numbers_note, project_path, read, replace_spans
 
 # Wrappers that turn a tensor into the loop's int, and the pass test that keeps their rounding.
 TRUNCATING = {"int", "trunc", "floor", "long", "item"}
@@ -51,27 +50,6 @@ ROUNDING = {"round"}
 MONOTONE = {"max", "amax", "item", "int", "float", "round", "ceil", "floor", "trunc", "long", "to", "float",
             "reshape", "view", "flatten", "squeeze", "unsqueeze", "detach", "clone", "type_as"}
 MAX_DEPTH = 6
-
-
-def project_path(file):
-    """The project file a traceback names (absolute, relative or only its base name)."""
-    if os.path.isfile(file) and not os.path.isabs(file):
-        return os.path.normpath(file)
-    if os.path.isabs(file):
-        rel = os.path.relpath(file)
-        if not rel.startswith("..") and os.path.isfile(rel):
-            return rel
-    parts = os.path.normpath(file).split(os.sep)
-    for i in range(1, len(parts)):
-        cand = os.path.join(*parts[i:])
-        if os.path.isfile(cand):
-            return cand
-    same = [p for p in project_sources() if os.path.basename(p) == parts[-1]]
-    if len(same) == 1:
-        return same[0]
-    raise FixRefused(f"{file}: not found in the project (cwd {os.getcwd()})"
-                     + (f"; several files are named {parts[-1]}: {', '.join(same)}" if same else "")
-                     + "; pass `file` relative to the project folder")
 
 
 class Source:
