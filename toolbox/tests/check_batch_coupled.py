@@ -15,15 +15,9 @@ differs from eager row by row), so it fails when the reference is batched differ
 import tempfile
 from pathlib import Path
 
-from checklib import ROOT, check, main, run_script
+from checklib import check, main, run_script, venv_target
 
-try:
-    import onnxruntime  # noqa: F401
-
-    TARGET_NAME, EXT = "onnxruntime-cpu", "onnx"
-except ImportError:
-    TARGET_NAME, EXT = "executorch-xnnpack", "pte"
-TARGET = ROOT / "toolbox" / "targets" / TARGET_NAME
+TARGET_NAME, EXT, TARGET = venv_target()
 
 NET = '''
 import torch

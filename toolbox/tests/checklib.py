@@ -59,6 +59,18 @@ quantize = "int8"
 '''
 
 
+def venv_target():
+    """The target of the venv a check runs in (onnxruntime is installed in the ORT venv only):
+    (its name, its artifact extension, its toolbox folder)."""
+    try:
+        import onnxruntime  # noqa: F401
+
+        name, ext = "onnxruntime-cpu", "onnx"
+    except ImportError:
+        name, ext = "executorch-xnnpack", "pte"
+    return name, ext, ROOT / "toolbox" / "targets" / name
+
+
 def run_script(target, project, script, args):
     """Run a toolbox script of the target folder `target` in the project folder `project`, the way
     the engine does (its environment variables, this interpreter); (last JSON line, whole output)."""
