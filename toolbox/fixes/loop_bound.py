@@ -43,11 +43,11 @@ from aipc_toolbox.eager_guard import EagerGuard
 from _codemod import FixRefused, ensure_import_torch, finish, numbers_note, project_path, read, replace_spans
 
 # Wrappers that turn a tensor into the loop's int, and the pass test that keeps their rounding.
-TRUNCATING = {"int", "trunc", "floor", "long", "item"}
+TRUNCATING = {"int", "trunc", "floor", "long"}
 CEILING = {"ceil"}
 ROUNDING = {"round"}
 # Calls through which an upper bound of their (first) tensor argument or receiver carries over.
-MONOTONE = {"max", "amax", "item", "int", "float", "round", "ceil", "floor", "trunc", "long", "to", "float",
+MONOTONE = {"max", "amax", "item", "int", "float", "round", "ceil", "floor", "trunc", "long", "to",
             "reshape", "view", "flatten", "squeeze", "unsqueeze", "detach", "clone", "type_as"}
 MAX_DEPTH = 6
 
@@ -190,7 +190,7 @@ def count_tensor(scope, expr):
             expr = expr.args[0]
             continue
         if method:
-            kind = _rounding(kind, "trunc" if name in {"int", "long"} else "item")
+            kind = _rounding(kind, name)
             expr = expr.func.value
             continue
         inlined = scope.inline(expr)
@@ -205,11 +205,16 @@ def count_tensor(scope, expr):
 
 
 def _rounding(kind, name):
+    """The rounding of the count once wrapper `name` is seen. Wrappers are met from the outside in,
+    and the innermost rounding decides (`int(math.ceil(t))` is a ceiling: int() of an integer is
+    exact); `.item()` and float() change nothing."""
     if name in CEILING:
         return "ceil"
     if name in ROUNDING:
         return "round"
-    return "trunc" if kind == "exact" else kind
+    if name in TRUNCATING:
+        return "trunc"
+    return kind
 
 
 def _is_static(scope, expr):
@@ -427,10 +432,11 @@ def body(a):
             "exact": f"{var} + 1 <= {trips}"}[kind]
     lines = masked_body(scope, loop, test)
     ind = " " * loop.col_offset
-    try:
-        int(bound_text)
+    if bound_text.isdigit():
         range_arg = bound_text
-    except ValueError:
+    elif kind in ("ceil", "round"):
+        range_arg = f"int(-(-({bound_text}) // 1))"  # a count rounded up can reach the bound's ceiling
+    else:
         range_arg = f"int({bound_text})"
     count_line = f"{trips} = {ast.unparse(count)}  # the pass count, as a tensor (aipc fix_loop_bound)"
     new_block = ([] if through else [ind + count_line]) + [f"{ind}for {var} in range({range_arg}):"] + lines

@@ -257,5 +257,24 @@ def break_and_attribute_writes_are_refused_with_file_and_line_writing_nothing():
     assert not res["ok"] and "no `for ... in range(...)` loop" in res["error"], out
 
 
+@check
+def the_innermost_rounding_decides_the_pass_test():
+    import ast
+
+    import loop_bound
+
+    cases = (("int(math.ceil(t.item()))", "ceil"), ("math.ceil(t.item())", "ceil"), ("int(t.max().item())", "trunc"),
+             ("round(float(t))", "round"), ("int(round(float(t)))", "round"), ("t.item()", "exact"),
+             ("t.long().item()", "trunc"), ("math.floor(t.sum().item())", "trunc"))
+    for text, kind in cases:
+        path = Path(tempfile.mkdtemp(prefix="aipc-loop-kind-")) / "m.py"
+        path.write_text(f"import math\n\n\ndef f(t):\n    for i in range({text}):\n        pass\n")
+        src = loop_bound.Source(str(path))
+        fn = src.tree.body[1]
+        scope = loop_bound.Scope(src, fn, fn.body[0])
+        _, found, _ = loop_bound.count_tensor(scope, fn.body[0].iter.args[0])
+        assert found == kind, (text, found, kind)
+
+
 if __name__ == "__main__":
     main()
