@@ -215,3 +215,60 @@ def numbers_note(numbers):
     return (f"numbers checked: the model's outputs are as before on {on} (worst {numbers['output']} on "
             f"{numbers.get('input', inputs[0])}: max abs diff {numbers['max_abs_diff']:.3g}, tolerance "
             f"{numbers['tolerance']:.3g})")
+
+
+# -- conditions on tensor values, as tensors -------------------------------------------------------
+
+# Methods whose result is already a bool tensor.
+BOOL_METHODS = {"any", "all", "isnan", "isinf", "isfinite", "eq", "ne", "gt", "ge", "lt", "le", "bool"}
+# Python wrappers that turn a one-element tensor into a number or a bool.
+SCALAR_WRAPPERS = {"bool", "float", "int"}
+
+
+def torch_call(fn, *args):
+    """AST of `torch.<fn>(*args)`."""
+    return ast.Call(func=ast.Attribute(value=ast.Name("torch", ast.Load()), attr=fn, ctx=ast.Load()),
+                    args=list(args), keywords=[])
+
+
+def unwrap_scalar(node):
+    """The tensor inside bool(e) / float(e) / int(e) / e.item(); else the node itself."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SCALAR_WRAPPERS
+            and len(node.args) == 1):
+        return node.args[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
+        return node.func.value
+    return node
+
+
+def tensor_condition(node):
+    """AST of a bool tensor for a condition: and/or/not as logical ops, chained comparisons split,
+    `.item()` / bool() dropped, a non-bool value compared with 0 like Python's truth test. Raises
+    ValueError for a test with no tensor form (in / is)."""
+    if isinstance(node, ast.BoolOp):
+        fn = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        out = tensor_condition(node.values[0])
+        for v in node.values[1:]:
+            out = torch_call(fn, out, tensor_condition(v))
+        return out
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return torch_call("logical_not", tensor_condition(node.operand))
+    if isinstance(node, ast.Compare):
+        if any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in node.ops):
+            raise ValueError(f"`{ast.unparse(node)}` uses in/is, which has no tensor form")
+        parts, left = [], node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(ast.Compare(left=unwrap_scalar(left), ops=[op], comparators=[unwrap_scalar(right)]))
+            left = right
+        out = parts[0]
+        for p in parts[1:]:
+            out = torch_call("logical_and", out, p)
+        return out
+    inner = unwrap_scalar(node)
+    if inner is not node:
+        return tensor_condition(inner)
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in BOOL_METHODS:
+        return inner
+    if isinstance(inner, ast.Call) and getattr(inner, "_aipc_bool", False):
+        return inner
+    return ast.Compare(left=inner, ops=[ast.NotEq()], comparators=[ast.Constant(0)])

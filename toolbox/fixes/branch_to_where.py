@@ -46,8 +46,8 @@ import os
 from aipc_toolbox import emit
 from aipc_toolbox.eager_guard import EagerGuard
 from aipc_toolbox.emit import ToolError
-from _codemod import (FixRefused, ensure_import_torch, finish, numbers_note, project_path, project_sources, read,
-                      replace_spans, seg)
+from _codemod import (BOOL_METHODS, FixRefused, ensure_import_torch, finish, numbers_note, project_path,
+                      project_sources, read, replace_spans, seg, tensor_condition, torch_call, unwrap_scalar)
 
 # Condition text that torch.export decides statically (no data-dependent guard).
 STATIC_HINTS = (".shape", ".size(", ".dim(", ".ndim", "len(", "self.training", "isinstance(", " is None",
@@ -58,8 +58,6 @@ TENSOR_METHODS = {
     "isnan", "isinf", "isfinite", "count_nonzero", "argmax", "argmin", "eq", "ne", "gt", "ge", "lt", "le",
     "median", "logsumexp", "sigmoid", "softmax", "float", "bool", "nansum", "square", "sqrt", "exp", "log",
 }
-BOOL_METHODS = {"any", "all", "isnan", "isinf", "isfinite", "eq", "ne", "gt", "ge", "lt", "le", "bool"}
-WRAPPERS = {"bool", "float", "int"}
 REDUCTIONS = {"sum", "mean", "amax", "amin", "max", "min", "prod", "std", "var", "norm", "any", "all", "argmax",
               "argmin", "logsumexp", "count_nonzero", "median", "nansum"}
 RESHAPES = {"reshape", "view", "flatten", "unsqueeze", "squeeze", "permute", "transpose", "t", "expand",
@@ -108,11 +106,6 @@ def _terminates(stmts):
     if isinstance(last, ast.If):
         return _terminates(last.body) and _terminates(last.orelse)
     return isinstance(last, (ast.Return, ast.Raise))
-
-
-def _torch(fn, *args):
-    return ast.Call(func=ast.Attribute(value=ast.Name("torch", ast.Load()), attr=fn, ctx=ast.Load()),
-                    args=list(args), keywords=[])
 
 
 def _names_in(tree):
@@ -267,19 +260,9 @@ class Conditions:
             return None
         hsrc, fn = hit
         rets = [r.value for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None]
-        if rets and all(self.tensor(hsrc, self.unwrap(r), cls if hsrc is src else None, depth + 1) for r in rets):
+        if rets and all(self.tensor(hsrc, unwrap_scalar(r), cls if hsrc is src else None, depth + 1) for r in rets):
             return hit
         return None
-
-    @staticmethod
-    def unwrap(node):
-        """The tensor inside bool(e) / float(e) / int(e) / e.item()."""
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in WRAPPERS and len(node.args) == 1:
-            return node.args[0]
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
-                and not node.args):
-            return node.func.value
-        return node
 
     def tensor(self, src, test, cls, depth=0, fn=None):
         """Conservative syntactic rule: the condition computes a tensor from values (a tensor method
@@ -304,38 +287,6 @@ class Conditions:
                             and self.tensor(src, a.value, cls, depth + 1, fn)):
                         return True
         return False
-
-
-def _tensor_cond(node):
-    """AST of a bool tensor for a condition: and/or/not as logical ops, chained comparisons split,
-    `.item()` / bool() dropped, a non-bool value compared with 0 like Python's truth test."""
-    if isinstance(node, ast.BoolOp):
-        fn = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
-        out = _tensor_cond(node.values[0])
-        for v in node.values[1:]:
-            out = _torch(fn, out, _tensor_cond(v))
-        return out
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _torch("logical_not", _tensor_cond(node.operand))
-    if isinstance(node, ast.Compare):
-        if any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in node.ops):
-            raise ValueError(f"`{ast.unparse(node)}` uses in/is, which has no tensor form")
-        parts, left = [], node.left
-        for op, right in zip(node.ops, node.comparators):
-            parts.append(ast.Compare(left=Conditions.unwrap(left), ops=[op], comparators=[Conditions.unwrap(right)]))
-            left = right
-        out = parts[0]
-        for p in parts[1:]:
-            out = _torch("logical_and", out, p)
-        return out
-    inner = Conditions.unwrap(node)
-    if inner is not node:
-        return _tensor_cond(inner)
-    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in BOOL_METHODS:
-        return inner
-    if isinstance(inner, ast.Call) and getattr(inner, "_aipc_bool", False):
-        return inner
-    return ast.Compare(left=inner, ops=[ast.NotEq()], comparators=[ast.Constant(0)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -607,12 +558,12 @@ class IfRewrite:
                 if not self.is_tensor(n.test):
                     return n
                 self.check_shapes(n, n.body, n.orelse)
-                return _torch("where", self.cond_ast(n.test), n.body, n.orelse)
+                return torch_call("where", self.cond_ast(n.test), n.body, n.orelse)
         return T().visit(node)
 
     def cond_ast(self, test):
         try:
-            return _tensor_cond(test)
+            return tensor_condition(test)
         except ValueError as e:
             raise Refuse(test, str(e)) from None
 
@@ -629,7 +580,7 @@ class IfRewrite:
         if isinstance(a, ast.Tuple):
             return ast.Tuple([self.select(node, c, x, y) for x, y in zip(a.elts, b.elts)], ast.Load())
         self.check_shapes(node, a, b)
-        return _torch("where", ast.Name(c, ast.Load()), a, b)
+        return torch_call("where", ast.Name(c, ast.Load()), a, b)
 
     def merge(self, s, body, orelse, cur, final):
         """Both branches of `s` flattened, then each assigned variable selected with torch.where."""
@@ -669,7 +620,8 @@ class IfRewrite:
                 for n in ast.walk(st):
                     if isinstance(n, (ast.Break, ast.Continue)) and self._breaks_on_tensor(n, st):
                         raise Refuse(n, "`break`/`continue` on a tensor value inside a loop: the iteration count would "
-                                        "depend on data; run a fixed number of iterations and select with torch.where")
+                                        "depend on data; fix_loop_bound rewrites the loop (every pass runs, masked "
+                                        "once the loop would have ended) with its file and line")
                     if isinstance(n, ast.If) and self.is_tensor(n.test):
                         raise Refuse(n, "a data-dependent `if` nested in a torch.cond branch: torch.export would still "
                                         "guard on it; use method=where, or rewrite the inner one first")
@@ -730,16 +682,17 @@ class IfRewrite:
                             "torch.export specialises it without an error, so this `if` is not the one to rewrite; "
                             "look for the data-dependent one the export error names")
         if isinstance(s, ast.While):
-            raise Refuse(s, "a `while` loop on a tensor value: the iteration count would depend on data; run a fixed "
-                            "number of iterations and select with torch.where")
+            raise Refuse(s, "a `while` loop on a tensor value: the iteration count would depend on data; "
+                            "fix_loop_bound rewrites it (a fixed number of passes, each masked while the condition "
+                            "holds) with this file and line")
         i = next(k for k, x in enumerate(block) if x is s)
         rest = block[i + 1:]
         self.in_loop = isinstance(self.src.enclosing(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)),
                                   (ast.For, ast.While))
         if isinstance(s, ast.If) and any(isinstance(x, (ast.Break, ast.Continue)) for x in s.body + s.orelse):
             raise Refuse(s, "`break`/`continue` on a tensor value: the number of loop iterations would depend on data, "
-                            "which an exported graph cannot express; run a fixed number of iterations and select "
-                            "with torch.where")
+                            "which an exported graph cannot express; fix_loop_bound rewrites the loop (every pass runs, "
+                            "masked once the loop would have ended) with this file and line")
         if not isinstance(s, ast.If):  # a statement holding a conditional expression
             self.check_pure(s)
             new = self.expr(copy.deepcopy(s), {})
@@ -890,7 +843,7 @@ def helper_strips(project, conds, src, test, cls):
             continue
         hsrc, fn = hit
         rets = [r for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None]
-        inners = [Conditions.unwrap(r.value) for r in rets]
+        inners = [unwrap_scalar(r.value) for r in rets]
         if all(isinstance(i, ast.Compare) or (isinstance(i, ast.Call) and isinstance(i.func, ast.Attribute)
                                               and i.func.attr in BOOL_METHODS) for i in inners):
             call._aipc_bool = True

@@ -1,31 +1,48 @@
-"""Fix `fix_loop_bound`: a Python `for` loop whose trip count is a tensor value, which
-torch.export cannot trace (`GuardOnDataDependentSymNode: Could not extract specialized integer
-from data-dependent expression ...`): range() needs a number the export does not know. The count
-may be written in the loop (`range(int(n.max().item()))`), in a name assigned before it, or in a
-helper it calls (`range(self._iters(steps))` whose body is `return int(steps.max().item())`).
+"""Fix `fix_loop_bound`: a Python loop whose number of passes depends on tensor values, which
+torch.export cannot trace. Two errors lead here:
 
-Rewrite: the loop runs a static number of passes (its bound) and each pass's assignments take
-effect only while the pass index is below the count, so the numbers stay those of the original
-loop for every input whose count is at most the bound:
+- the trip count is a tensor value (`GuardOnDataDependentSymNode: Could not extract specialized
+  integer from data-dependent expression ...`): range() needs a number the export does not know.
+  The count may be written in the loop (`range(int(n.max().item()))`, `range(1, int(...))`), in
+  a name assigned before it, or in a helper it calls (`range(self._iters(steps))` whose body is
+  `return int(steps.max().item())`);
+- the loop ends on a tensor test (`Could not guard on data-dependent expression ...`): an
+  `if <test>: break` or `if <test>: continue` of the body, or a `while <test>:` loop; the test
+  may go through a single-return helper that makes it a Python bool (`return bool(d.max() < tol)`).
+
+Rewrite: the loop runs a static number of passes and each pass's assignments take effect only
+while the original loop would still be running, so the numbers stay those of the original loop
+for every input that ends within those passes:
 
     for i in range(self._iters(steps)):          n_trips_l54 = steps.max()
         h = update(h)                      ->     for i in range(self.limits.max_iters):
                                                       h = torch.where(i + 1 <= n_trips_l54, update(h), h)
 
-- The count becomes a tensor: the `.item()` / `int()` / `round()` / `math.floor|ceil|trunc`
-  wrappers are dropped and the pass test keeps their rounding (`i + 1 <= n` for a truncated or
-  integer count, `i < n` for a ceiling, `i < torch.round(n)` for round()); a helper with a
-  single `return` is inlined with its arguments.
-- The bound: the limit the code itself puts on the count (a `clamp`/`clip`/`clamp_max`/
-  `minimum`/`min` to a number, a setting or a module constant, followed through assignments,
-  reductions such as `.max()` and single-return helpers), else `bound` (a number, or an
-  expression valid where the loop is). Without either, refused: the right bound is a fact of
-  the model, not a guess.
-- Refused, naming file:line, with nothing written: a `while` loop, `break`/`continue`/`return`
-  or a nested block in the body, a loop `else`, a statement other than assignments to plain
-  names (attribute or subscript writes, in-place ops, calls kept for their effect), a name first
+    for i in range(self.passes):                  running_l60 = torch.ones((), dtype=torch.bool)
+        h = update(h)                             for i in range(self.passes):
+        if self._settled(h, prev):        ->          h = torch.where(running_l60, update(h), h)
+            break                                     running_l60 = running_l60 & torch.logical_not(
+                                                          torch.as_tensor((h - prev).abs().max() < self.tol))
+
+- A tensor count: the `.item()` / `int()` / `round()` / `math.floor|ceil|trunc` wrappers are
+  dropped and the pass test keeps their rounding (`i + 1 <= n` for a truncated or integer count,
+  `i < n` for a ceiling, `i < torch.round(n)` for round()); a helper with a single `return` is
+  inlined with its arguments. The bound: the limit the code itself puts on the count (a
+  `clamp`/`clip`/`clamp_max`/`minimum`/`min` to a number, a setting or a module constant,
+  followed through assignments, reductions such as `.max()` and single-return helpers), else
+  `bound` (a number, or an expression valid where the loop is). Without either, refused: the
+  right bound is a fact of the model, not a guess.
+- A `break`/`continue` test: a flag `running_l<line>` (and `live_l<line>` for the rest of a pass
+  after a `continue`) masks every later assignment; the passes are the range's own (a static
+  range stays as it is).
+- A `while` loop: its passes are its counter's cap (`k = 0` before the loop, one `k += 1` in the
+  body, `k < LIMIT` in the test; the counter is masked like any other value, so it still counts
+  the passes that ran), else `bound`; the rest of the test is checked at the start of each pass.
+- Refused, naming file:line, with nothing written: `return` or a `break` nested in another block,
+  a loop `else`, a statement other than assignments to plain names and `if <test>: break|continue`
+  (attribute or subscript writes, in-place ops, calls kept for their effect), a name first
   assigned in the body and read after the loop or before its assignment, the loop variable read
-  after the loop, a `range` with a start or step.
+  after the loop, a `range` step other than 1, a `while` loop with no cap and no `bound`.
 
 Every pass runs (and is paid for) on every input; the masked ones change nothing. The numbers
 guard (aipc_toolbox/eager_guard.py) runs the model before and after on the example, eval samples
@@ -33,14 +50,15 @@ and scaled inputs, and rolls the rewrite back if an output moved (a bound below 
 input reaches shows there).
 
 Usage: python loop_bound.py --file model.py --line 40 [--function f] [--bound 8] [--dry_run]
-Prints the diff, then {"ok": true, "file": ..., "line": <the loop's line>, "bound": ...}.
+Prints the diff, then {"ok": true, "file": ..., "line": <the loop's line>, "bound": ..., "exits": [...]}.
 """
 import ast
 import copy
 
 from aipc_toolbox import emit
 from aipc_toolbox.eager_guard import EagerGuard
-from _codemod import FixRefused, ensure_import_torch, finish, numbers_note, project_path, read, replace_spans
+from _codemod import (FixRefused, ensure_import_torch, finish, numbers_note, project_path, read, replace_spans,
+                      tensor_condition, unwrap_scalar)
 
 # Wrappers that turn a tensor into the loop's int, and the pass test that keeps their rounding.
 TRUNCATING = {"int", "trunc", "floor", "long"}
@@ -50,6 +68,8 @@ ROUNDING = {"round"}
 MONOTONE = {"max", "amax", "item", "int", "float", "round", "ceil", "floor", "trunc", "long", "to",
             "reshape", "view", "flatten", "squeeze", "unsqueeze", "detach", "clone", "type_as"}
 MAX_DEPTH = 6
+# Calls whose result is a size, which torch.export traces without a data-dependent guard.
+SIZES = {"len", "size", "dim", "numel"}
 
 
 class Source:
@@ -224,6 +244,15 @@ def _is_static(scope, expr):
         return isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool)
     if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
         return _is_static(scope, expr.operand)
+    if isinstance(expr, ast.BinOp):
+        return _is_static(scope, expr.left) and _is_static(scope, expr.right)
+    # Sizes: torch.export traces them (as numbers or symbolic sizes), never as data.
+    if isinstance(expr, ast.Call) and _call_name(expr) in SIZES:
+        return isinstance(expr.func, ast.Attribute) or _call_name(expr) == "len"
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+        return True
+    if isinstance(expr, ast.Attribute) and expr.attr == "ndim":
+        return True
     node = expr
     while isinstance(node, ast.Attribute):
         node = node.value
@@ -278,8 +307,19 @@ def _stores(node):
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def masked_body(scope, loop, test):
-    """The loop body with every carried assignment selected by `test`; FixRefused otherwise."""
+def _exit_kind(st):
+    """"break" or "continue" for a loop-body statement `if <test>: break` / `if <test>: continue`
+    (no else); None for any other statement."""
+    if (isinstance(st, ast.If) and not st.orelse and len(st.body) == 1
+            and isinstance(st.body[0], (ast.Break, ast.Continue))):
+        return "break" if isinstance(st.body[0], ast.Break) else "continue"
+    return None
+
+
+def masked_body(scope, loop, test, exits=None):
+    """The loop body with every carried assignment selected by `test`; FixRefused otherwise.
+    `exits(statement, kind)`, when given, turns each `if <test>: break|continue` of the body into
+    the lines that replace it."""
     src, fn = scope.src, scope.fn
     where = f"{src.path}:{{}}"
     before = {a.arg for a in fn.args.args} | {a.arg for a in fn.args.kwonlyargs}
@@ -288,8 +328,8 @@ def masked_body(scope, loop, test):
             before |= _stores(n) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)) else set()
     after = [n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno > loop.end_lineno]
     read_after = _loads(after)
-    target = loop.target.id
-    if target in read_after and target != "_":
+    target = loop.target.id if isinstance(loop, ast.For) else None
+    if target is not None and target in read_after and target != "_":
         raise FixRefused(where.format(loop.lineno) + f": the loop variable `{target}` is read after the loop; with a "
                          "fixed number of passes it would hold the last pass's index, not the count's")
     out, first_assigned = [], set()
@@ -297,6 +337,10 @@ def masked_body(scope, loop, test):
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue
         if isinstance(st, ast.Pass):
+            continue
+        kind = _exit_kind(st)
+        if kind is not None and exits is not None:
+            out += [" " * st.col_offset + ln for ln in exits(st, kind)]
             continue
         if isinstance(st, (ast.Break, ast.Continue, ast.Return)):
             raise FixRefused(where.format(st.lineno) + f": `{type(st).__name__.lower()}` in a loop over a tensor count: "
@@ -349,26 +393,33 @@ def masked_body(scope, loop, test):
     return out
 
 
+def _exits(loop):
+    return [st for st in loop.body if _exit_kind(st)]
+
+
 def locate(src, line, function):
-    """The `for ... in range(...)` loop the line belongs to: the loop itself, a line of its range
-    argument, a line of a helper its count calls, or of the assignment its count reads."""
-    loops = [n for n in ast.walk(src.tree) if isinstance(n, ast.For)]
+    """The loop the line belongs to: a `for ... in range(...)` or `while` loop, by its own line, a
+    line of its range argument or `while` test, of an `if <test>: break|continue` of its body, of
+    the assignment its count reads, or of a helper any of those call."""
+    loops = [n for n in ast.walk(src.tree) if isinstance(n, ast.While) or (
+        isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Name)
+        and n.iter.func.id == "range")]
     at = src.function_at(line)
     helper = at.name if at is not None else function
     found = []
     for loop in loops:
-        it = loop.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
-            continue
         fn = src.enclosing(loop, (ast.FunctionDef, ast.AsyncFunctionDef))
         if fn is None:
             continue
         scope = Scope(src, fn, loop)
-        exprs = [it]
-        for n in ast.walk(it):
+        exprs = [loop.iter] if isinstance(loop, ast.For) else [loop.test]
+        for n in ast.walk(exprs[0]):
             if isinstance(n, ast.Name) and scope.assigned_before(n.id) is not None:
                 exprs.append(scope.assigned_before(n.id))
-        hit = loop.lineno == line or any(e.lineno <= line <= e.end_lineno for e in exprs)
+        exits = _exits(loop)
+        exprs += [st.test for st in exits]
+        hit = (loop.lineno == line or any(e.lineno <= line <= e.end_lineno for e in exprs)
+               or any(st.lineno <= line <= st.end_lineno for st in exits))
         if not hit and helper and helper != fn.name:
             hit = any(isinstance(n, ast.Call) and _call_name(n) == helper for e in exprs for n in ast.walk(e))
         if hit:
@@ -376,30 +427,91 @@ def locate(src, line, function):
     return found
 
 
-def body(a):
-    file, line, function, bound = a.get("file"), a.get("line"), a.get("function"), a.get("bound")
-    if not file or not line:
-        raise FixRefused("pass `file` and `line` from the export error (the line that turns a tensor into the loop's "
-                         "count, or the loop's own line)")
-    path = project_path(file)
-    src = Source(path)
-    found = locate(src, line, function)
-    if not found:
-        raise FixRefused(f"{path}:{line}: no `for ... in range(...)` loop in {path} takes its count from this line "
-                         "(directly, through a name or through the helper defined here); a data-dependent `if` is "
-                         "fix_branch_to_where's")
-    if len(found) > 1:
-        raise FixRefused(f"{path}:{line}: several loops take their count from here (lines "
-                         f"{', '.join(str(lp.lineno) for lp, _ in found)}); pass the loop's own line")
-    loop, fn = found[0]
-    scope = Scope(src, fn, loop)
-    if loop.orelse:
-        raise FixRefused(f"{path}:{loop.lineno}: a `for ... else` loop: the else block depends on how the loop ended")
-    if not isinstance(loop.target, ast.Name):
-        raise FixRefused(f"{path}:{loop.lineno}: the loop variable `{ast.unparse(loop.target)}` is not a plain name")
-    if len(loop.iter.args) != 1 or loop.iter.keywords:
-        raise FixRefused(f"{path}:{loop.lineno}: `{ast.unparse(loop.iter)}`: only range(count) is rewritten")
-    count, kind, through = count_tensor(scope, loop.iter.args[0])
+class _InlineScalarHelpers(ast.NodeTransformer):
+    """Inline the single-return helpers of a condition that turn a tensor into a Python value
+    (`return bool(x.all())`): after the rewrite they must hand back the tensor."""
+
+    def __init__(self, scope):
+        self.scope, self.depth = scope, 0
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        inlined = self.scope.inline(node) if self.depth < MAX_DEPTH else None
+        if inlined is not None and any(unwrap_scalar(n) is not n for n in ast.walk(inlined)):
+            self.depth += 1
+            return self.visit(inlined)
+        return node
+
+
+def tensor_test(scope, test):
+    """Source text of `test` as a bool tensor (bool()/.item() dropped, and/or/not as logical ops)."""
+    try:
+        return ast.unparse(tensor_condition(_InlineScalarHelpers(scope).visit(copy.deepcopy(test))))
+    except ValueError as e:
+        raise FixRefused(f"{scope.src.path}:{test.lineno}: {e}") from None
+
+
+def while_counter(scope, loop):
+    """(counter, its start, the cap's text, the other conjuncts) for `while k < CAP and ...:` with
+    `k` set to an integer before the loop and raised by exactly one `k += 1` in the body; None
+    when the loop has no such counter."""
+    conjuncts = loop.test.values if isinstance(loop.test, ast.BoolOp) and isinstance(loop.test.op, ast.And) else [loop.test]
+    for c in conjuncts:
+        if not (isinstance(c, ast.Compare) and len(c.ops) == 1):
+            continue
+        left, op, right = c.left, c.ops[0], c.comparators[0]
+        if isinstance(op, (ast.Gt, ast.GtE)):
+            left, right, op = right, left, ast.Lt() if isinstance(op, ast.Gt) else ast.LtE()
+        if not (isinstance(op, (ast.Lt, ast.LtE)) and isinstance(left, ast.Name) and _is_static(scope, right)):
+            continue
+        start = scope.assigned_before(left.id)
+        if not (isinstance(start, ast.Constant) and isinstance(start.value, int) and not isinstance(start.value, bool)):
+            continue
+        steps = [st for st in loop.body if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name)
+                 and st.target.id == left.id and isinstance(st.op, ast.Add)
+                 and isinstance(st.value, ast.Constant) and st.value.value == 1]
+        stores = [st for st in loop.body if left.id in _stores(st)]
+        if len(steps) != 1 or stores != steps:
+            continue
+        passes = (right.value - start.value + isinstance(op, ast.LtE) if isinstance(right, ast.Constant)
+                  and isinstance(right.value, int) else None)
+        if passes is not None:
+            cap = str(max(passes, 0))
+        else:
+            cap = f"int({ast.unparse(right)})" + (f" - {start.value}" if start.value else "") \
+                + (" + 1" if isinstance(op, ast.LtE) else "")
+        return left.id, start.value, cap, [x for x in conjuncts if x is not c]
+    return None
+
+
+def _range_text(bound_text, kind):
+    if bound_text.isdigit():
+        return bound_text
+    if kind in ("ceil", "round"):
+        return f"int(-(-({bound_text}) // 1))"  # a count rounded up can reach the bound's ceiling
+    return f"int({bound_text})"
+
+
+def _given_bound(bound):
+    bound_text = str(bound).strip()
+    try:
+        ast.parse(bound_text, mode="eval")
+    except SyntaxError:
+        raise FixRefused(f"bound `{bound_text}` is not a Python expression") from None
+    return bound_text
+
+
+def tensor_count(scope, loop, stop, bound, required):
+    """For a loop over range(..., stop): (count tensor, rounding, names read through, bound text,
+    where the bound came from), or None when the count is a plain number and `required` is False."""
+    path = scope.src.path
+    fn = scope.fn
+    try:
+        count, kind, through = count_tensor(scope, stop)
+    except FixRefused:
+        if required:
+            raise
+        return None
     # A name the count was read through is replaced by the tensor count: it must serve the loop only.
     if len(through) > 1:
         raise FixRefused(f"{path}:{through[-1].lineno}: the loop's count passes through several names "
@@ -412,37 +524,127 @@ def body(a):
         if uses:
             raise FixRefused(f"{path}:{stmt.lineno}: `{name}`, the loop's count, is also read at line {uses[0]}; after "
                              "the rewrite it would still turn a tensor into a number there")
-    found_bound = upper_bound(scope, loop.iter.args[0])
+    found_bound = upper_bound(scope, stop)
     if bound is not None:
-        bound_text = str(bound).strip()
-        try:
-            ast.parse(bound_text, mode="eval")
-        except SyntaxError:
-            raise FixRefused(f"bound `{bound_text}` is not a Python expression") from None
-        chosen_by = "given"
+        bound_text, chosen_by = _given_bound(bound), "given"
     elif found_bound is not None:
         bound_text, chosen_by = found_bound, "the code's own limit"
     else:
         raise FixRefused(f"{path}:{loop.lineno}: the count `{ast.unparse(count)}` has no upper limit in the code (a clamp "
                          "or min to a number or a setting); pass `bound`, the largest count the model can take, or "
                          "limit the count in the code. Nothing was written")
-    trips = f"n_trips_l{loop.lineno}"
-    var = loop.target.id
-    test = {"trunc": f"{var} + 1 <= {trips}", "ceil": f"{var} < {trips}", "round": f"{var} < torch.round({trips})",
-            "exact": f"{var} + 1 <= {trips}"}[kind]
-    lines = masked_body(scope, loop, test)
-    ind = " " * loop.col_offset
-    if bound_text.isdigit():
-        range_arg = bound_text
-    elif kind in ("ceil", "round"):
-        range_arg = f"int(-(-({bound_text}) // 1))"  # a count rounded up can reach the bound's ceiling
+    return count, kind, through, bound_text, chosen_by
+
+
+def body(a):
+    file, line, function, bound = a.get("file"), a.get("line"), a.get("function"), a.get("bound")
+    if not file or not line:
+        raise FixRefused("pass `file` and `line` from the export error (the line that turns a tensor into the loop's "
+                         "count, the loop's own line, or its `while` / `if ...: break` test)")
+    path = project_path(file)
+    src = Source(path)
+    found = locate(src, line, function)
+    if not found:
+        raise FixRefused(f"{path}:{line}: no `for ... in range(...)` or `while` loop in {path} takes its count or its "
+                         "end from this line (directly, through a name, an `if ...: break|continue` of its body or "
+                         "the helper defined here); a data-dependent `if` that does not end a loop is "
+                         "fix_branch_to_where's")
+    if len(found) > 1:
+        raise FixRefused(f"{path}:{line}: several loops take their count from here (lines "
+                         f"{', '.join(str(lp.lineno) for lp, _ in found)}); pass the loop's own line")
+    loop, fn = found[0]
+    scope = Scope(src, fn, loop)
+    if loop.orelse:
+        raise FixRefused(f"{path}:{loop.lineno}: a `{'for' if isinstance(loop, ast.For) else 'while'} ... else` loop: "
+                         "the else block depends on how the loop ended")
+    exits = _exits(loop)
+    n = loop.lineno
+    trips, run = f"n_trips_l{n}", f"running_l{n}"
+    live = f"live_l{n}" if any(_exit_kind(st) == "continue" for st in exits) else run
+    count = through = None
+    counter = None
+    if isinstance(loop, ast.For):
+        if not isinstance(loop.target, ast.Name):
+            raise FixRefused(f"{path}:{n}: the loop variable `{ast.unparse(loop.target)}` is not a plain name")
+        args = loop.iter.args
+        if (loop.iter.keywords or not 1 <= len(args) <= 3 or any(isinstance(x, ast.Starred) for x in args)
+                or (len(args) == 3 and not (isinstance(args[2], ast.Constant) and args[2].value == 1))):
+            raise FixRefused(f"{path}:{n}: `{ast.unparse(loop.iter)}`: only range(count) and range(start, count) "
+                             "with step 1 are rewritten")
+        start, stop = (args[0], args[1]) if len(args) >= 2 else (None, args[0])
+        counted = tensor_count(scope, loop, stop, bound, required=not exits)
+        if counted is not None:
+            count, kind, through, bound_text, chosen_by = counted
+            range_arg = _range_text(bound_text, kind)
+            range_text = f"{ast.unparse(start)}, {range_arg}" if start is not None else range_arg
+            var = loop.target.id
+            test = {"trunc": f"{var} + 1 <= {trips}", "ceil": f"{var} < {trips}",
+                    "round": f"{var} < torch.round({trips})", "exact": f"{var} + 1 <= {trips}"}[kind]
+        else:
+            bound_text, chosen_by, test = ast.unparse(stop), "the loop's own", None
+            range_text = ", ".join(ast.unparse(x) for x in args[:2])
+        head = f"for {loop.target.id} in range({range_text}):"
+        conditions = []
     else:
-        range_arg = f"int({bound_text})"
-    count_line = f"{trips} = {ast.unparse(count)}  # the pass count, as a tensor (aipc fix_loop_bound)"
-    new_block = ([] if through else [ind + count_line]) + [f"{ind}for {var} in range({range_arg}):"] + lines
+        counter = while_counter(scope, loop)
+        if counter is not None:
+            _, _, bound_text, conditions = counter
+            chosen_by = "the loop's own counter"
+            if bound is not None:
+                bound_text, chosen_by = _given_bound(bound), "given"
+        elif bound is not None:
+            bound_text, chosen_by = _given_bound(bound), "given"
+            conditions = [loop.test]
+        else:
+            raise FixRefused(f"{path}:{n}: `while {ast.unparse(loop.test)}` has no iteration cap in the code (a counter "
+                             "`k` set before the loop, `k += 1` in the body and `k < LIMIT` in the test); pass `bound`, "
+                             "the most passes the loop may take, or add the cap. Nothing was written")
+        conditions = [c for c in conditions if not (isinstance(c, ast.Constant) and c.value is True)]
+        taken = {x.id for x in ast.walk(fn) if isinstance(x, ast.Name)}
+        var = f"pass_l{n}"
+        while var in taken:
+            var += "_"
+        head = f"for {var} in range({bound_text if counter is not None and bound is None else _range_text(bound_text, 'exact')}):"
+        test = None
+
+    ind = " " * loop.col_offset
+    count_line = f"{trips} = {ast.unparse(count)}  # the pass count, as a tensor (aipc fix_loop_bound)" if count else None
+    if not exits and isinstance(loop, ast.For):
+        # Only the count depends on the data: each pass is masked by its own test.
+        lines = masked_body(scope, loop, test)
+        new_block = ([] if through else [ind + count_line]) + [f"{ind}{head}"] + lines
+        how = f"each pass's assignments masked by `{test}`"
+    else:
+        inner = " " * loop.body[0].col_offset
+
+        def on_exit(st, kind):
+            cond = tensor_test(scope, st.test)
+            if kind == "continue":
+                return [f"{live} = {live} & torch.logical_not(torch.as_tensor({cond}))  # was: if ...: continue"]
+            out = [f"{run} = {run} & torch.logical_not(torch.as_tensor({cond}))  # was: if ...: break"]
+            return out + ([f"{live} = {live} & {run}"] if live != run else [])
+
+        pass_lines = []
+        if test is not None:
+            pass_lines.append(f"{inner}{run} = {run} & ({test})")
+        if conditions:
+            cond = conditions[0] if len(conditions) == 1 else ast.BoolOp(op=ast.And(), values=conditions)
+            pass_lines.append(f"{inner}{run} = {run} & torch.as_tensor({tensor_test(scope, cond)})  # the `while` test")
+        if live != run:
+            pass_lines.append(f"{inner}{live} = {run}")
+        lines = masked_body(scope, loop, live, exits=on_exit)
+        start_line = f"{ind}{run} = torch.ones((), dtype=torch.bool)  # the loop goes on (aipc fix_loop_bound)"
+        new_block = ([] if through or count_line is None else [ind + count_line]) + [start_line, f"{ind}{head}"] \
+            + pass_lines + lines
+        ended = [f"`{ast.unparse(st.test)}` ({_exit_kind(st)})" for st in exits]
+        if conditions:
+            ended.insert(0, "the `while` test failing")
+        if test is not None:
+            ended.insert(0, f"`{test}` failing")
+        how = f"each pass's assignments masked once the loop would have ended: {', '.join(ended)}"
     text_lines = src.text.splitlines()
     spans = [(loop.lineno, 0, loop.end_lineno, len(text_lines[loop.end_lineno - 1].encode("utf-8")), "\n".join(new_block))]
-    for stmt in through:  # the count's own line becomes the tensor count
+    for stmt in through or []:  # the count's own line becomes the tensor count
         spans.append((stmt.lineno, 0, stmt.end_lineno, len(text_lines[stmt.end_lineno - 1].encode("utf-8")),
                       " " * stmt.col_offset + count_line))
     new = replace_spans(src.text, spans)
@@ -452,12 +654,13 @@ def body(a):
         guard.baseline()
     changed, diff = finish(path, src.text, new, a["dry_run"])
     numbers = None if a["dry_run"] else guard.verify({path: src.text}, where=f"{path}:{loop.lineno}")
-    emit.note(f"{path}:{loop.lineno}: {fn.name}(): the loop runs {bound_text} passes ({chosen_by}), each pass's "
-              f"assignments masked by `{test}`" + (" (dry run: not written)" if a["dry_run"] else ""))
+    emit.note(f"{path}:{loop.lineno}: {fn.name}(): the loop runs {bound_text} passes ({chosen_by}), {how}"
+              + (" (dry run: not written)" if a["dry_run"] else ""))
     emit.note("every pass runs on every input: the masked passes cost time and change nothing")
     result = {"file": path, "line": loop.lineno, "function": fn.name, "bound": bound_text, "bound_from": chosen_by,
-              "count": ast.unparse(count), "test": test, "changed_lines": changed, "written": int(not a["dry_run"]),
-              "diff": diff}
+              "count": ast.unparse(count) if count is not None else None, "test": test,
+              "exits": [f"{_exit_kind(st)} at line {st.lineno}" for st in exits],
+              "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
     if numbers is not None:
         result["numbers"] = numbers
         emit.note(numbers_note(numbers))

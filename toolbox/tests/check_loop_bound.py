@@ -2,15 +2,17 @@
 # aipc-venvs: onnxruntime-cpu executorch-xnnpack
 """fix_loop_bound (toolbox/fixes/loop_bound.py) on loops whose trip count is a tensor value, in
 several code shapes: the count from a helper method over a value clamped in another method; from
-a name assigned before the loop; inline in range() with round()/math.ceil; a tuple assignment and
-a temporary in the body. For each: torch.export fails before (the error the fix answers), the
-rewrite exports, and the eager outputs equal the original loop's on inputs whose counts cover
-every value up to the bound. Refusals write nothing: no limit on the count (until `bound` is
-given), `break` in the body, an attribute write. A `bound` below counts the inputs reach is
+a name assigned before the loop; inline in range() with round()/math.ceil, or with a start; a
+tuple assignment and a temporary in the body; and loops whose end depends on the data: a
+`break` on a tensor test (with a tensor count, or in a fixed loop through a helper that returns
+a Python bool), a `continue`, a `while` loop with a counter cap (the counter read after it), an
+uncapped `while` given a bound. For each: torch.export fails before (the error the fix
+answers), the rewrite exports, and the eager outputs equal the original loop's on inputs whose
+counts cover every value up to the bound. Refusals write nothing: no limit on the count (until
+`bound` is given), a `return` or a nested `break` in the body, an attribute write. A `bound` below counts the inputs reach is
 rolled back by the numbers guard.
 """
 import importlib.util
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -150,6 +152,119 @@ def build():
 ''' + DATA
 
 BREAKS = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            y = y * 0.5 + 1.0\n            if y.sum() > 4:\n                break\n")
+RETURNS = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            y = y * 0.5 + 1.0\n            if y.sum() > 4:\n                return y\n")
+NESTED_BREAK = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            y = y * 0.5 + 1.0\n            if y.sum() > 4:\n"
+                                 "                y = y - 1.0\n                break\n")
+
+# A fixed number of refinement passes that stops early once a helper method says the state has
+# settled (the helper turns the tensor test into a Python bool).
+SETTLES = '''
+import torch
+from torch import nn
+
+
+class Relax(nn.Module):
+    def __init__(self, passes=8, tol=0.05):
+        super().__init__()
+        torch.manual_seed(3)
+        self.lin = nn.Linear(8, 8)
+        self.passes, self.tol = passes, tol
+
+    def _settled(self, new, old):
+        return bool((new - old).abs().max() < self.tol)
+
+    def forward(self, x):
+        h = x
+        for step in range(self.passes):
+            prev = h
+            h = 0.5 * h + 0.5 * torch.tanh(self.lin(h))
+            if self._settled(h, prev):
+                break
+            h = h * 1.01
+        return h
+
+
+def build():
+    return Relax().eval()
+''' + DATA
+
+# A while loop with its own cap and a tensor convergence test; the counter is returned.
+WHILE_CAPPED = '''
+import torch
+from torch import nn
+
+TOLERANCE = 0.02
+
+
+class Solver(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(4)
+        self.lin = nn.Linear(8, 8)
+        self.max_steps = 6
+
+    def forward(self, x):
+        z = torch.zeros_like(x)
+        err = x.abs().amax()
+        steps = 0
+        while steps < self.max_steps and err > TOLERANCE:
+            z_next = 0.6 * torch.tanh(self.lin(z)) + 0.4 * x
+            err = (z_next - z).abs().amax()
+            z = z_next
+            steps += 1
+        return z * (1.0 + 0.01 * steps)
+
+
+def build():
+    return Solver().eval()
+''' + DATA
+
+WHILE_UNCAPPED = '''
+import torch
+from torch import nn
+
+
+class Halve(nn.Module):
+    def forward(self, x):
+        y = x
+        while y.abs().max() > 1.0:
+            y = y * 0.5
+        return y
+
+
+def build():
+    return Halve().eval()
+''' + DATA
+
+# A data-dependent `continue` in a loop over a fixed range, and a tensor count with a start.
+SKIPS = '''
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(5)
+        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(4))
+
+    def forward(self, x):
+        h = x
+        for k in range(len(self.layers)):
+            energy = h.pow(2).mean()
+            if energy.item() < 0.05 * (k + 1):
+                continue
+            h = h + 0.3 * torch.tanh(self.layers[k](h))
+        lo = 1
+        for j in range(lo, int(torch.clamp(h.abs().mean() * 4, max=5).item())):
+            h = h * 0.9 + 0.01 * j
+        return h
+
+
+def build():
+    return Gate().eval()
+''' + DATA
+
 WRITES = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            self.last = y\n            y = y * 0.5 + 1.0\n")
 
 
@@ -245,8 +360,68 @@ def no_limit_is_refused_until_a_bound_is_given_and_a_low_bound_is_rolled_back():
 
 
 @check
-def break_and_attribute_writes_are_refused_with_file_and_line_writing_nothing():
-    for source, why in ((BREAKS, "a nested block"), (WRITES, "attribute, subscript")):
+def a_tensor_count_with_a_data_dependent_break_is_masked_from_the_pass_that_breaks():
+    d = project(BREAKS)
+    res, out = rewritten_matches(d, BREAKS, {"file": "net.py", "line": loop_line(BREAKS, "if y.sum()"), "bound": "64"},
+                                 "breaks")
+    assert res["exits"] == [f"break at line {loop_line(BREAKS, 'if y.sum()')}"], res
+
+
+@check
+def a_fixed_loop_ending_on_a_helper_test_keeps_its_passes_and_drops_the_helper_bool():
+    d = project(SETTLES)
+    line = loop_line(SETTLES, "if self._settled")
+    res, out = rewritten_matches(d, SETTLES, {"file": str((d / "net.py").resolve()), "line": line,
+                                              "function": "forward"}, "settles")
+    assert res["bound"] == "self.passes" and res["count"] is None, res
+    text = (d / "net.py").read_text()
+    assert "for step in range(self.passes):" in text and "(h - prev).abs().max() < self.tol" in text, text
+
+
+@check
+def a_capped_while_loop_becomes_its_passes_with_the_counter_masked():
+    d = project(WHILE_CAPPED)
+    line = loop_line(WHILE_CAPPED, "while ")
+    res, out = rewritten_matches(d, WHILE_CAPPED, {"file": "net.py", "line": line}, "while")
+    assert res["bound"] == "int(self.max_steps)" and res["bound_from"] == "the loop's own counter", res
+    assert "steps = torch.where(running_l" in (d / "net.py").read_text()
+
+
+@check
+def an_uncapped_while_is_refused_until_a_bound_is_given():
+    d = project(WHILE_UNCAPPED)
+    line = loop_line(WHILE_UNCAPPED, "while ")
+    res, out = fix(d, {"file": "net.py", "line": line})
+    assert not res["ok"] and "no iteration cap" in res["error"] and f"net.py:{line}" in res["error"], out
+    assert (d / "net.py").read_text() == WHILE_UNCAPPED
+    rewritten_matches(d, WHILE_UNCAPPED, {"file": "net.py", "line": line, "bound": "40"}, "uncapped")
+
+
+@check
+def a_data_dependent_continue_and_a_count_with_a_start():
+    d = project(SKIPS)
+    before = load(d / "net.py", "before_skips")
+    res, out = fix(d, {"file": "net.py", "line": loop_line(SKIPS, "if energy")})
+    assert res["ok"] and res["exits"][0].startswith("continue") and res["numbers"]["max_abs_diff"] < 1e-6, out
+    assert "live_l" in (d / "net.py").read_text()
+    # The second loop still stops the export: its count is the next fix's.
+    res, out = fix(d, {"file": "net.py", "line": loop_line(SKIPS, "for j in")})
+    assert res["ok"] and res["bound"] == "5" and res["numbers"]["max_abs_diff"] < 1e-6, out
+    assert "for j in range(lo, 5):" in (d / "net.py").read_text()
+    after = load(d / "net.py", "after_skips")
+    xs = [torch.randn(3, 8, generator=torch.Generator().manual_seed(s)) * k for s, k in
+          enumerate((0.0, 0.1, 0.2, 0.3, 0.5, 0.8, 1.0, 2.0, 4.0))]
+    with torch.no_grad():
+        for x in xs + [torch.cat(xs)]:
+            a, b = before.build()(x), after.build()(x)
+            assert torch.allclose(a, b, atol=1e-6, rtol=1e-6), (a - b).abs().max()
+    ok, err = exports(after.build(), after.sample()[0])
+    assert ok, err[:400]
+
+
+@check
+def returns_nested_breaks_and_attribute_writes_are_refused_with_file_and_line_writing_nothing():
+    for source, why in ((RETURNS, "return"), (NESTED_BREAK, "a nested block"), (WRITES, "attribute, subscript")):
         d = project(source)
         res, out = fix(d, {"file": "net.py", "line": loop_line(source), "bound": "64"})
         assert not res["ok"], out
@@ -254,13 +429,11 @@ def break_and_attribute_writes_are_refused_with_file_and_line_writing_nothing():
         assert (d / "net.py").read_text() == source, why
     d = project(UNBOUNDED)
     res, out = fix(d, {"file": "net.py", "line": 2})
-    assert not res["ok"] and "no `for ... in range(...)` loop" in res["error"], out
+    assert not res["ok"] and "no `for ... in range(...)` or `while` loop" in res["error"], out
 
 
 @check
 def the_innermost_rounding_decides_the_pass_test():
-    import ast
-
     import loop_bound
 
     cases = (("int(math.ceil(t.item()))", "ceil"), ("math.ceil(t.item())", "ceil"), ("int(t.max().item())", "trunc"),
