@@ -316,10 +316,18 @@ def _exit_kind(st):
     return None
 
 
-def masked_body(scope, loop, test, exits=None):
-    """The loop body with every carried assignment selected by `test`; FixRefused otherwise.
-    `exits(statement, kind)`, when given, turns each `if <test>: break|continue` of the body into
-    the lines that replace it."""
+def masked_body(scope, loop, test, exits=None, monotone=False, static_passes=False):
+    """(the loop body with its assignments selected by `test`, lines to put before the loop);
+    FixRefused otherwise. `exits(statement, kind)`, when given, turns each `if <test>:
+    break|continue` of the body into the lines that replace it.
+
+    `monotone`: once `test` is false it stays false (a count, `break`, a `while` test; not
+    `continue`), so a value the loop carries but nothing reads after it only feeds dead passes
+    and is left unmasked (it may change shape from pass to pass: a stack of stages). In a loop
+    nested in another every carried value is masked (the outer loop may read it again).
+    `static_passes`: every pass up to the first exit runs in the original (a fixed iterable), so a
+    name first assigned there and read after the loop starts as None and takes its first value
+    unmasked."""
     src, fn = scope.src, scope.fn
     where = f"{src.path}:{{}}"
     before = {a.arg for a in fn.args.args} | {a.arg for a in fn.args.kwonlyargs}
@@ -328,11 +336,14 @@ def masked_body(scope, loop, test, exits=None):
             before |= _stores(n) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)) else set()
     after = [n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno > loop.end_lineno]
     read_after = _loads(after)
-    target = loop.target.id if isinstance(loop, ast.For) else None
-    if target is not None and target in read_after and target != "_":
-        raise FixRefused(where.format(loop.lineno) + f": the loop variable `{target}` is read after the loop; with a "
-                         "fixed number of passes it would hold the last pass's index, not the count's")
-    out, first_assigned = [], set()
+    for target in sorted(_stores(loop.target) if isinstance(loop, ast.For) else ()):
+        if target in read_after and target != "_":
+            raise FixRefused(where.format(loop.lineno) + f": the loop variable `{target}` is read after the loop; with "
+                             "a fixed number of passes it would hold the last pass's value, not the one it ended on")
+    nested = isinstance(src.enclosing(loop, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)),
+                        (ast.For, ast.While))
+    keep_all = not monotone or nested
+    out, pre, first_assigned, late, exit_seen = [], [], set(), set(), False
     for st in loop.body:
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue
@@ -341,6 +352,7 @@ def masked_body(scope, loop, test, exits=None):
         kind = _exit_kind(st)
         if kind is not None and exits is not None:
             out += [" " * st.col_offset + ln for ln in exits(st, kind)]
+            exit_seen = True
             continue
         if isinstance(st, (ast.Break, ast.Continue, ast.Return)):
             raise FixRefused(where.format(st.lineno) + f": `{type(st).__name__.lower()}` in a loop over a tensor count: "
@@ -370,31 +382,46 @@ def masked_body(scope, loop, test, exits=None):
                                  "after the rewrite, so it must be out of place")
         ind = " " * st.col_offset
         value_text = ast.unparse(value_node)
-        carried = [t for t in targets if t in before]
-        temps = [t for t in targets if t not in before]
+        carried = [t for t in targets if t in before or t in late]
+        temps = [t for t in targets if t not in before and t not in late]
         for t in temps:
             if t in read_after:
-                raise FixRefused(where.format(st.lineno) + f": `{t}` is first assigned in the loop and read after it: "
-                                 "give it a value before the loop so the masked passes can keep it")
+                if not (static_passes and not exit_seen and t not in first_assigned):
+                    raise FixRefused(where.format(st.lineno) + f": `{t}` is first assigned in the loop and read after "
+                                     "it: give it a value before the loop so the masked passes can keep it")
+                late.add(t)
+                pre.append(f"{t} = None  # takes its first pass's value (aipc fix_loop_bound)")
+                carried.append(t)
+                continue
             if t in _loads([s for s in loop.body if s.lineno < st.lineno]) and t not in first_assigned:
                 raise FixRefused(where.format(st.lineno) + f": `{t}` is read in the loop before it is assigned: give "
                                  "it a value before the loop")
             first_assigned.add(t)
-        if not carried:
+        masked = [t for t in carried if keep_all or t in read_after or t in late]
+
+        def select(t, new):
+            where_form = f"torch.where({test}, {new}, {t})"
+            return f"{new} if {t} is None else {where_form}" if t in late else where_form
+
+        if not masked:
             out.append(f"{ind}{ast.unparse(st)}")
             continue
         if len(targets) == 1:
-            out.append(f"{ind}{targets[0]} = torch.where({test}, {value_text}, {targets[0]})")
+            out.append(f"{ind}{targets[0]} = {select(targets[0], value_text)}")
             continue
         fresh = [f"{t}_pass" for t in targets]
         out.append(f"{ind}{', '.join(fresh)} = {value_text}")
         for t, f in zip(targets, fresh):
-            out.append(f"{ind}{t} = torch.where({test}, {f}, {t})" if t in carried else f"{ind}{t} = {f}")
-    return out
+            out.append(f"{ind}{t} = {select(t, f)}" if t in masked else f"{ind}{t} = {f}")
+    return out, pre
 
 
 def _exits(loop):
     return [st for st in loop.body if _exit_kind(st)]
+
+
+def _is_range(it):
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
 
 def locate(src, line, function):
@@ -402,8 +429,7 @@ def locate(src, line, function):
     line of its range argument or `while` test, of an `if <test>: break|continue` of its body, of
     the assignment its count reads, or of a helper any of those call."""
     loops = [n for n in ast.walk(src.tree) if isinstance(n, ast.While) or (
-        isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Name)
-        and n.iter.func.id == "range")]
+        isinstance(n, ast.For) and (_is_range(n.iter) or _exits(n)))]
     at = src.function_at(line)
     helper = at.name if at is not None else function
     found = []
@@ -563,7 +589,16 @@ def body(a):
     live = f"live_l{n}" if any(_exit_kind(st) == "continue" for st in exits) else run
     count = through = None
     counter = None
-    if isinstance(loop, ast.For):
+    if isinstance(loop, ast.For) and not _is_range(loop.iter):
+        # A fixed iterable (modules, stages, a tuple) with an exit: its passes stay as they are.
+        if not all(isinstance(e, ast.Name) for e in ([loop.target] if isinstance(loop.target, ast.Name)
+                                                     else getattr(loop.target, "elts", [None]))):
+            raise FixRefused(f"{path}:{n}: the loop variable `{ast.unparse(loop.target)}` is not a name or a tuple "
+                             "of names")
+        bound_text, chosen_by, test = f"len({ast.unparse(loop.iter)})", "the loop's own", None
+        head = f"for {ast.unparse(loop.target)} in {ast.unparse(loop.iter)}:"
+        conditions = []
+    elif isinstance(loop, ast.For):
         if not isinstance(loop.target, ast.Name):
             raise FixRefused(f"{path}:{n}: the loop variable `{ast.unparse(loop.target)}` is not a plain name")
         args = loop.iter.args
@@ -611,8 +646,8 @@ def body(a):
     count_line = f"{trips} = {ast.unparse(count)}  # the pass count, as a tensor (aipc fix_loop_bound)" if count else None
     if not exits and isinstance(loop, ast.For):
         # Only the count depends on the data: each pass is masked by its own test.
-        lines = masked_body(scope, loop, test)
-        new_block = ([] if through else [ind + count_line]) + [f"{ind}{head}"] + lines
+        lines, pre = masked_body(scope, loop, test, monotone=True)
+        new_block = ([] if through else [ind + count_line]) + [ind + p for p in pre] + [f"{ind}{head}"] + lines
         how = f"each pass's assignments masked by `{test}`"
     else:
         inner = " " * loop.body[0].col_offset
@@ -632,10 +667,11 @@ def body(a):
             pass_lines.append(f"{inner}{run} = {run} & torch.as_tensor({tensor_test(scope, cond)})  # the `while` test")
         if live != run:
             pass_lines.append(f"{inner}{live} = {run}")
-        lines = masked_body(scope, loop, live, exits=on_exit)
+        lines, pre = masked_body(scope, loop, live, exits=on_exit, monotone=live == run,
+                                 static_passes=isinstance(loop, ast.For) and count is None)
         start_line = f"{ind}{run} = torch.ones((), dtype=torch.bool)  # the loop goes on (aipc fix_loop_bound)"
-        new_block = ([] if through or count_line is None else [ind + count_line]) + [start_line, f"{ind}{head}"] \
-            + pass_lines + lines
+        new_block = ([] if through or count_line is None else [ind + count_line]) + [ind + p for p in pre] \
+            + [start_line, f"{ind}{head}"] + pass_lines + lines
         ended = [f"`{ast.unparse(st.test)}` ({_exit_kind(st)})" for st in exits]
         if conditions:
             ended.insert(0, "the `while` test failing")

@@ -265,6 +265,48 @@ def build():
     return Gate().eval()
 ''' + DATA
 
+# An early-exit stack over a ModuleList: the state changes width from block to block, and the
+# output is first assigned in the loop and read after it.
+EXITS = '''
+import torch
+from torch import nn
+
+
+def confident(scores, floor):
+    return bool(scores.softmax(-1).amax(-1).min() >= floor)
+
+
+class Block(nn.Module):
+    def __init__(self, width_in, width_out):
+        super().__init__()
+        self.body = nn.Linear(width_in, width_out)
+        self.head = nn.Linear(width_out, 3)
+
+    def forward(self, z):
+        z = torch.relu(self.body(z))
+        return z, self.head(z)
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(6)
+        self.blocks = nn.ModuleList([Block(8, 16), Block(16, 12), Block(12, 6)])
+        self.floor = 0.55
+
+    def forward(self, x):
+        state = x
+        for block in self.blocks:
+            state, scores = block(state)
+            if confident(scores, self.floor):
+                break
+        return scores * 2.0
+
+
+def build():
+    return Stack().eval()
+''' + DATA
+
 WRITES = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            self.last = y\n            y = y * 0.5 + 1.0\n")
 
 
@@ -417,6 +459,29 @@ def a_data_dependent_continue_and_a_count_with_a_start():
             assert torch.allclose(a, b, atol=1e-6, rtol=1e-6), (a - b).abs().max()
     ok, err = exports(after.build(), after.sample()[0])
     assert ok, err[:400]
+
+
+@check
+def an_early_exit_over_a_module_list_with_a_changing_width_and_an_output_first_set_in_the_loop():
+    d = project(EXITS)
+    line = loop_line(EXITS, "if confident")
+    res, out = rewritten_matches(d, EXITS, {"file": "net.py", "line": line, "function": "forward"}, "exits")
+    text = (d / "net.py").read_text()
+    assert "for block in self.blocks:" in text and "scores = None" in text, text
+    assert "state = state_pass" in text, text
+    # The exit is taken at different blocks for different inputs (else the check proves nothing).
+    m = load(d / "net.py", "exits_probe").build()
+    passes = set()
+    with torch.no_grad():
+        for k in (0.0, 0.3, 1.0, 3.0, 10.0, 30.0):
+            x = torch.randn(1, 8, generator=torch.Generator().manual_seed(int(k * 10))) * k
+            h = x
+            for i, block in enumerate(m.blocks):
+                h, sc = block(h)
+                if sc.softmax(-1).amax(-1).min() >= m.floor:
+                    break
+            passes.add(i)
+    assert len(passes) > 1, passes
 
 
 @check
