@@ -1,0 +1,1 @@
+"""Greenhouse climate-state classifier: the training side (data sets, scaler, network)."""

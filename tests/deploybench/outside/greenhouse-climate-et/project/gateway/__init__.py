@@ -1,0 +1,1 @@
+"""The greenhouse gateway: reads the climate controller's log and runs the deployed classifier."""
