@@ -40,9 +40,10 @@ for every input that ends within those passes:
   the passes that ran), else `bound`; the rest of the test is checked at the start of each pass.
 - Refused, naming file:line, with nothing written: `return` or a `break` nested in another block,
   a loop `else`, a statement other than assignments to plain names and `if <test>: break|continue`
-  (attribute or subscript writes, in-place ops, calls kept for their effect), a name first
-  assigned in the body and read after the loop or before its assignment, the loop variable read
-  after the loop, a `range` step other than 1, a `while` loop with no cap and no `bound`.
+  (attribute or subscript writes, in-place ops, calls kept for their effect), a name read in the
+  body before its first assignment there, the loop variable read after the loop, a `range` step
+  other than 1, a `while` loop with no cap and no `bound`. A name first assigned in the body and
+  read after the loop starts as None and takes its first assignment unmasked.
 
 Every pass runs (and is paid for) on every input; the masked ones change nothing. The numbers
 guard (aipc_toolbox/eager_guard.py) runs the model before and after on the example, eval samples
@@ -58,7 +59,7 @@ import copy
 from aipc_toolbox import emit
 from aipc_toolbox.eager_guard import EagerGuard
 from _codemod import (FixRefused, ensure_import_torch, finish, numbers_note, project_path, read, replace_spans,
-                      tensor_condition, unwrap_scalar)
+                      tensor_condition, torch_call, unwrap_scalar)
 
 # Wrappers that turn a tensor into the loop's int, and the pass test that keeps their rounding.
 TRUNCATING = {"int", "trunc", "floor", "long"}
@@ -221,7 +222,38 @@ def count_tensor(scope, expr):
     if _is_static(scope, expr):
         raise FixRefused(f"{scope.src.path}:{scope.loop.lineno}: the loop's count `{ast.unparse(expr)}` is not a tensor "
                          "value; torch.export takes a loop over a fixed number as it is")
+    # Arithmetic around converted values (`int(n.max().item()) + 1`): each conversion becomes its
+    # tensor form, so the count is an integer-valued tensor.
+    tensor_form = _TensorRounding(scope).visit(copy.deepcopy(expr))
+    if ast.dump(tensor_form) != ast.dump(expr):
+        expr, kind = tensor_form, "exact"
     return expr, kind, through
+
+
+class _TensorRounding(ast.NodeTransformer):
+    """`.item()` / float() dropped and int() / math.floor|ceil|trunc / round() / .long() turned
+    into torch.trunc|floor|ceil|round, on values that are not plain numbers or settings."""
+
+    FORMS = {"int": "trunc", "trunc": "trunc", "long": "trunc", "floor": "floor", "ceil": "ceil", "round": "round"}
+
+    def __init__(self, scope):
+        self.scope = scope
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = _call_name(node)
+        method = isinstance(node.func, ast.Attribute) and not node.args and not (
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "math")
+        if method and name in {"item", "float"}:
+            return node.func.value
+        if method and name == "long":
+            return torch_call("trunc", node.func.value)
+        plain = isinstance(node.func, ast.Name) and name in {"int", "float", "round"}
+        math_fn = (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                   and node.func.value.id == "math" and name in {"floor", "ceil", "trunc"})
+        if (plain or math_fn) and len(node.args) == 1 and not node.keywords and not _is_static(self.scope, node.args[0]):
+            return node.args[0] if name == "float" else torch_call(self.FORMS[name], node.args[0])
+        return node
 
 
 def _rounding(kind, name):
@@ -274,6 +306,13 @@ def upper_bound(scope, expr, depth=0):
     if isinstance(expr, ast.Name):
         value = scope.assigned_before(expr.id)
         return upper_bound(scope, value, depth + 1) if value is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)) and _is_static(scope, expr.right):
+        inner = upper_bound(scope, expr.left, depth + 1)
+        sign = "+" if isinstance(expr.op, ast.Add) else "-"
+        return f"({inner}) {sign} {ast.unparse(expr.right)}" if inner is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and _is_static(scope, expr.left):
+        inner = upper_bound(scope, expr.right, depth + 1)
+        return f"{ast.unparse(expr.left)} + ({inner})" if inner is not None else None
     if not isinstance(expr, ast.Call):
         return None
     name = _call_name(expr)
@@ -316,7 +355,7 @@ def _exit_kind(st):
     return None
 
 
-def masked_body(scope, loop, test, exits=None, monotone=False, static_passes=False):
+def masked_body(scope, loop, test, exits=None, monotone=False):
     """(the loop body with its assignments selected by `test`, lines to put before the loop);
     FixRefused otherwise. `exits(statement, kind)`, when given, turns each `if <test>:
     break|continue` of the body into the lines that replace it.
@@ -325,9 +364,10 @@ def masked_body(scope, loop, test, exits=None, monotone=False, static_passes=Fal
     `continue`), so a value the loop carries but nothing reads after it only feeds dead passes
     and is left unmasked (it may change shape from pass to pass: a stack of stages). In a loop
     nested in another every carried value is masked (the outer loop may read it again).
-    `static_passes`: every pass up to the first exit runs in the original (a fixed iterable), so a
-    name first assigned there and read after the loop starts as None and takes its first value
-    unmasked."""
+    A name first assigned in the loop and read after it starts as None and takes its first
+    assignment's value unmasked, later ones masked: its final value is the last one the
+    original loop assigned, on every input where the original assigned it at all (where it did
+    not, reading it after the loop raised NameError)."""
     src, fn = scope.src, scope.fn
     where = f"{src.path}:{{}}"
     before = {a.arg for a in fn.args.args} | {a.arg for a in fn.args.kwonlyargs}
@@ -343,7 +383,7 @@ def masked_body(scope, loop, test, exits=None, monotone=False, static_passes=Fal
     nested = isinstance(src.enclosing(loop, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)),
                         (ast.For, ast.While))
     keep_all = not monotone or nested
-    out, pre, first_assigned, late, exit_seen = [], [], set(), set(), False
+    out, pre, first_assigned, late = [], [], set(), set()
     for st in loop.body:
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue
@@ -352,7 +392,6 @@ def masked_body(scope, loop, test, exits=None, monotone=False, static_passes=Fal
         kind = _exit_kind(st)
         if kind is not None and exits is not None:
             out += [" " * st.col_offset + ln for ln in exits(st, kind)]
-            exit_seen = True
             continue
         if isinstance(st, (ast.Break, ast.Continue, ast.Return)):
             raise FixRefused(where.format(st.lineno) + f": `{type(st).__name__.lower()}` in a loop over a tensor count: "
@@ -385,10 +424,7 @@ def masked_body(scope, loop, test, exits=None, monotone=False, static_passes=Fal
         carried = [t for t in targets if t in before or t in late]
         temps = [t for t in targets if t not in before and t not in late]
         for t in temps:
-            if t in read_after:
-                if not (static_passes and not exit_seen and t not in first_assigned):
-                    raise FixRefused(where.format(st.lineno) + f": `{t}` is first assigned in the loop and read after "
-                                     "it: give it a value before the loop so the masked passes can keep it")
+            if t in read_after and t not in first_assigned:
                 late.add(t)
                 pre.append(f"{t} = None  # takes its first pass's value (aipc fix_loop_bound)")
                 carried.append(t)
@@ -667,8 +703,7 @@ def body(a):
             pass_lines.append(f"{inner}{run} = {run} & torch.as_tensor({tensor_test(scope, cond)})  # the `while` test")
         if live != run:
             pass_lines.append(f"{inner}{live} = {run}")
-        lines, pre = masked_body(scope, loop, live, exits=on_exit, monotone=live == run,
-                                 static_passes=isinstance(loop, ast.For) and count is None)
+        lines, pre = masked_body(scope, loop, live, exits=on_exit, monotone=live == run)
         start_line = f"{ind}{run} = torch.ones((), dtype=torch.bool)  # the loop goes on (aipc fix_loop_bound)"
         new_block = ([] if through or count_line is None else [ind + count_line]) + [ind + p for p in pre] \
             + [start_line, f"{ind}{head}"] + pass_lines + lines

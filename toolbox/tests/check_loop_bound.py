@@ -219,6 +219,16 @@ def build():
     return Solver().eval()
 ''' + DATA
 
+# The same loop with a value first assigned in it and read after it, and a tensor count whose
+# loop leaves its last step in a name first set in the body.
+# (The first pass always runs: where it does not, the original raises NameError after the loop.)
+WHILE_LATE = WHILE_CAPPED.replace("            z = z_next\n", "            z = z_next\n            last = z_next - z * 0.5\n").replace(
+    "        return z * (1.0 + 0.01 * steps)", "        return z * (1.0 + 0.01 * steps) + last").replace(
+    "        err = x.abs().amax()\n", "        err = x.abs().amax() + 1.0\n")
+COUNT_LATE = UNBOUNDED.replace("            y = y * 0.5 + 1.0\n", "            step = y * 0.25\n            y = y * 0.5 + 1.0\n").replace(
+    "        return y\n", "        return y + step\n", 1).replace(
+    "range(int(x.abs().max().item()))", "range(int(x.abs().max().clamp(max=6).item()) + 1)")
+
 WHILE_UNCAPPED = '''
 import torch
 from torch import nn
@@ -427,6 +437,17 @@ def a_capped_while_loop_becomes_its_passes_with_the_counter_masked():
     res, out = rewritten_matches(d, WHILE_CAPPED, {"file": "net.py", "line": line}, "while")
     assert res["bound"] == "int(self.max_steps)" and res["bound_from"] == "the loop's own counter", res
     assert "steps = torch.where(running_l" in (d / "net.py").read_text()
+
+
+@check
+def a_name_first_assigned_in_the_loop_and_read_after_it_keeps_its_last_live_value():
+    d = project(WHILE_LATE)
+    res, out = rewritten_matches(d, WHILE_LATE, {"file": "net.py", "line": loop_line(WHILE_LATE, "while ")}, "late")
+    assert "last = None" in (d / "net.py").read_text()
+    d = project(COUNT_LATE)
+    res, _ = rewritten_matches(d, COUNT_LATE, {"file": "net.py", "line": loop_line(COUNT_LATE)}, "count_late")
+    # int() inside arithmetic keeps its rounding as a tensor op; the limit carries through the + 1.
+    assert res["count"] == "torch.trunc(x.abs().max().clamp(max=6)) + 1" and res["bound"] == "(6) + 1", res
 
 
 @check
