@@ -283,6 +283,11 @@ const CASES: &[Case] = &[
         &[("file", "app.py"), ("function", "frames"), ("input", "pixels"), ("expected", "(1, 32, 32, 3)")]),
     gated(ET, "synthetic/run-input-layout-nhwc.txt", "fp32 runs", &["ran == 1=missing"], "run.input_layout_nhwc", "input-preprocessing",
         &[("got", "(1, 3, 32, 32)")]),
+    // Only one order of the axes gives the artifact's (a dynamic batch stays in place): it is named.
+    gated(ORT, "synthetic/run-input-layout-axes.txt", "fp32 runs", &["ran == 1=missing"], "run.input_layout_axes", "input-preprocessing",
+        &[("file", "collar/service.py"), ("function", "BehaviourService.window"), ("input", "imu"), ("expected", "(batch, 6, 64)"), ("axes", "0, 2, 1")]),
+    gated(ET, "synthetic/run-input-layout-axes.txt", "fp32 runs", &["ran == 1=missing"], "run.input_layout_axes", "input-preprocessing",
+        &[("got", "(1, 64, 6)"), ("axes", "0, 2, 1")]),
     gated(ORT, "synthetic/run-input-layout-other.txt", "fp32 runs", &["ran == 1=missing"], "run.input_layout", "input-preprocessing",
         &[("index", "1"), ("input", "frames"), ("hint", "the same sizes in another order (a transposed layout)")]),
     gated(ET, "synthetic/run-input-layout-other.txt", "fp32 runs", &["ran == 1=missing"], "run.input_layout", "input-preprocessing",

@@ -31,7 +31,8 @@ None), or element `position` of the tuple it returns (or of each tuple of the li
 - dtype: `np.ndarray.astype(dtype)` / `torch.Tensor.to(torch.<dtype>)`;
 - layout `nchw` (channels-last data to a channels-first graph): transpose (0, 3, 1, 2);
   layout `nhwc`: transpose (0, 2, 3, 1) — right for any channel count, where a reshape is right
-  only for one channel;
+  only for one channel; any other rank or order: the axes themselves, as the input-layout
+  warning names them (`"0, 2, 1"`: a time-major window for a channels-first sequence model);
 - scale/shift: x·scale + shift (a number; a list along axis 1; a C×C list of lists mixing the
   channels), computed in float64 and returned in the input's float dtype (float32 for an integer
   one);
@@ -69,7 +70,7 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
     preprocessing is left as it is.\"\"\"
     import functools
 
-    order = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(layout)
+    order = tuple(layout) if isinstance(layout, (tuple, list)) else {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(layout)
 
     def rescale(x):
         import numpy
@@ -243,6 +244,26 @@ def fresh_probe(code, what, timeout):
     return json.loads(r.stdout.strip().splitlines()[-1]), None
 
 
+NAMED_LAYOUTS = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}
+
+
+def layout_order(layout):
+    """The axes order a layout argument asks for: "nchw" / "nhwc", or the axes themselves as the
+    input-layout warning prints them ("0, 2, 1": what the app builds, transposed to these axes,
+    is what the artifact takes). Refused when it is neither."""
+    text = str(layout).strip().lower()
+    if text in NAMED_LAYOUTS:
+        return NAMED_LAYOUTS[text]
+    try:
+        axes = tuple(int(p) for p in text.strip("()[] ").split(",") if p.strip())
+    except ValueError:
+        axes = ()
+    if len(axes) < 2 or sorted(axes) != list(range(len(axes))):
+        raise FixRefused(f"layout {layout!r} is neither nchw, nhwc nor an order of axes such as \"0, 2, 1\" (each axis "
+                         "once, from 0)")
+    return axes
+
+
 def measure_after(input_name, position, a, shape_before=None):
     """Run the app's run_inputs again (a fresh interpreter) and say what is still wrong with the
     input, or None."""
@@ -259,8 +280,9 @@ def measure_after(input_name, position, a, shape_before=None):
         return f"{input_name} is still {got['dtype']} (asked for {a['dtype']})"
     if not got["contiguous"]:
         return f"{input_name} is still not contiguous"
-    order = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(a["layout"])
-    if order and shape_before and len(shape_before) == 4 and tuple(got["shape"]) != tuple(shape_before[i] for i in order):
+    order = layout_order(a["layout"]) if a["layout"] else None
+    if (order and shape_before and len(shape_before) == len(order)
+            and tuple(got["shape"]) != tuple(shape_before[i] for i in order)):
         return f"{input_name} is {tuple(got['shape'])}, not the {a['layout']} order of {shape_before}"
     return None
 
@@ -303,7 +325,10 @@ def values_after(position):
 
 def body(a):
     if not a["dtype"] and not a["layout"] and not a["contiguous"] and not a["value_range"]:
-        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw or nhwc), contiguous and/or value_range")
+        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw, nhwc or an order of axes), contiguous "
+                         "and/or value_range")
+    if a["layout"]:
+        layout_order(a["layout"])  # a layout that is no order of axes is refused before anything runs
     position = input_position(a["input"])
     path, name, builder, returned, shape_before = a["file"], a["function"], None, "tuple", None
     fit = None
@@ -327,7 +352,12 @@ def body(a):
     decorator_position = None if returned == "itself" else (returned if isinstance(returned, int) else position)
     text, tree = read(path)
     fn = find_function(tree, path, name)
-    wanted = {"dtype": a["dtype"] or None, "layout": a["layout"] or None,
+    layout = None
+    if a["layout"]:
+        order = layout_order(a["layout"])
+        named = str(a["layout"]).strip().lower()
+        layout = named if named in NAMED_LAYOUTS else order
+    wanted = {"dtype": a["dtype"] or None, "layout": layout,
               "scale": fit.scale if fit else None, "shift": fit.shift if fit else None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]

@@ -264,6 +264,55 @@ def the_warning_names_the_builder_and_contiguity_matters_where_buffers_are_read_
 
 
 @check
+def a_time_major_window_for_a_dynamic_batch_artifact_is_named_by_its_axes_and_transposed():
+    import io
+    from contextlib import redirect_stdout
+
+    import numpy as np
+
+    from aipc_toolbox import feed
+
+    # The artifact takes (batch, 6, 64); the app builds (1, 64, 6): not a dynamic dim, a layout.
+    spec = [{"name": "imu", "shape": ["batch", 6, 64], "dtype": "float32"}]
+    window = np.zeros((1, 64, 6), np.float32)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        problems = feed.check_preprocessing("app.py run_inputs()", 0, (window,), spec)
+        fixed = feed.fixed_dims("app.py run_inputs()", [(window,)], spec)
+    assert problems and problems[0][0] == "layout" and fixed == [], (problems, fixed)
+    assert "the artifact takes (batch, 6, 64): the same sizes in another order: transposing its axes to (0, 2, 1)" \
+        in out.getvalue(), out.getvalue()
+    # Sizes that are a real dynamic dim stay one; equal sizes leave the order to the 4-D names.
+    assert feed.layout_axes((4, 6, 64), [None, 6, 64]) is None
+    assert feed.layout_axes((1, 8, 8, 8), [None, 8, 8, 8]) is None
+    d = project({"collar.py": """
+        import numpy as np
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Window:
+            data: np.ndarray
+
+            @classmethod
+            def from_rows(cls, rows):
+                return cls(np.ascontiguousarray(rows[np.newaxis], dtype=np.float32))
+
+
+        def run_inputs():
+            rows = [np.arange(64 * 6, dtype=np.float64).reshape(64, 6) * k for k in range(2)]
+            return [(Window.from_rows(r).data,) for r in rows]
+        """}, run="collar:run_inputs", names='["imu"]')
+    rc, res, out = fix(d, input="imu", layout="0, 2, 1", file="collar.py", function="run_inputs")
+    # The array leaves from_rows inside a dataclass: the innermost function returning the array
+    # itself is the hook, which gets the conversion.
+    assert rc == 0 and res["function"] == "run_inputs" and "layout=(0, 2, 1)" in (d / "collar.py").read_text(), out
+    assert fed(d, "collar:run_inputs") == [[["float32", [1, 6, 64], True]]] * 2
+    rc, res, out = fix(project({"app.py": "def run_inputs():\n    return []\n"}), input="image", layout="0, 0, 1")
+    assert rc != 0 and "neither nchw, nhwc nor an order of axes" in res["error"], out
+
+
+@check
 def the_builder_trace_sees_only_the_project():
     import numpy as np
 

@@ -47,6 +47,11 @@ def _fmt(shape):
     return "(" + ", ".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
 
 
+def _fmt_spec(spec):
+    """The artifact's input shape as the warnings print it: a dynamic dim by its name."""
+    return _fmt(spec.get("shape") or [])
+
+
 def where(project):
     """`infer.py run_inputs()`: where the run inputs come from, as the warnings name it."""
     file, function = project.spec_file("run_inputs")
@@ -58,17 +63,42 @@ def _static(shape):
 
 
 def _permutation(got, want):
-    """True when `got` holds the sizes of the fully static `want` in another order."""
-    if len(got) != len(want) or None in want or tuple(got) == tuple(want):
+    """True when `got` holds the artifact's static sizes in another order, its dynamic dims (None:
+    a dynamic batch, say) staying where they are: a (1, 64, 6) window for an artifact taking
+    (batch, 6, 64)."""
+    if len(got) != len(want):
         return False
-    return sorted(got) == sorted(want)
+    static = [i for i, w in enumerate(want) if w is not None]
+    if not static or all(got[i] == want[i] for i in static):
+        return False
+    return sorted(got[i] for i in static) == sorted(want[i] for i in static)
+
+
+def layout_axes(got, want):
+    """The one order of axes that turns a `got`-shaped array into the artifact's `want` (static
+    sizes matched, dynamic dims in place): a tuple for numpy's transpose, or None when no order
+    or more than one gives it (equal sizes: then only the 4-D conventions below can tell)."""
+    import itertools
+
+    if not _permutation(got, want) or len(got) > 6:
+        return None
+    fixed = [i for i, w in enumerate(want) if w is None]
+    found = [p for p in itertools.permutations(range(len(got)))
+             if all(p[i] == i for i in fixed) and all(got[p[i]] == w for i, w in enumerate(want) if w is not None)]
+    return found[0] if len(found) == 1 else None
 
 
 def _layout_hint(got, want):
-    if len(want) == 4 and tuple(got) == (want[0], want[2], want[3], want[1]):
+    def fits(order):  # `got` is `want` in this order of its axes (a dynamic dim fits any size)
+        return all(want[i] is None or got[j] == want[i] for j, i in enumerate(order))
+
+    if len(want) == 4 and fits((0, 2, 3, 1)):
         return "channels-last data for a channels-first model"
-    if len(want) == 4 and tuple(got) == (want[0], want[3], want[1], want[2]):
+    if len(want) == 4 and fits((0, 3, 1, 2)):
         return "channels-first data for a channels-last model"
+    axes = layout_axes(got, want)
+    if axes is not None:
+        return f"the same sizes in another order: transposing its axes to ({', '.join(map(str, axes))}) gives the artifact's"
     return "the same sizes in another order (a transposed layout)"
 
 
@@ -104,7 +134,7 @@ def _check_one(origin, index, x, spec, takes_strides):
     got, want = shape_of(x), _static(spec.get("shape") or [])
     if _permutation(got, want):
         warn("input layout", f"item {index} of {origin} feeds {spec['name']} as {_fmt(got)}, the artifact takes "
-             f"{_fmt(want)}: {_layout_hint(got, want)}")
+             f"{_fmt_spec(spec)}: {_layout_hint(got, want)}")
         problems.append(("layout", spec["name"], got, tuple(want)))
     elif not _contiguous(x):
         text = f"item {index} of {origin} feeds {spec['name']} as a non-contiguous {_fmt(got)} view (a transpose or slice)"
