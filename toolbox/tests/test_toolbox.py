@@ -431,6 +431,15 @@ def fixed_dims_are_the_sizes_the_app_varies():
     assert _lines(lambda: feed.fixed_dims("o", nhwc, [{"name": "i", "shape": [1, 1, 8, 8]}])) == ([], [])
     found, lines = _lines(lambda: feed.fixed_dims("f.py g()", [(np.zeros((8, 1, 8, 8)),)], [{"name": "i", "shape": [1, 1, 8, 8]}]))
     assert found[0]["dim"] == 0 and "(dynamic_batch)" in lines[0], lines
+    # Sizes past the dim's upper bound (seq_max, 64 by default) or an example past it: dynamic_seq
+    # could not export them; the dynamic_dims entry with room for twice the largest can.
+    points = [(np.zeros((1, n, 3), np.float32),) for n in (120, 420)]
+    found, lines = _lines(lambda: feed.fixed_dims("s.py r()", points, [{"name": "points", "shape": [1, 256, 3]}]))
+    assert '(dynamic_dims = ["points:1:840"])' in lines[0], lines
+    assert _signature("executorch-xnnpack", "shape.fixed_dim_any").search(lines[0])["dims_json"] == '["points:1:840"]'
+    found, lines = _lines(lambda: feed.fixed_dims("s.py r()", points, [{"name": "points", "shape": [1, 256, 3]}],
+                                                  limits={1: 1024}))
+    assert "(dynamic_seq)" in lines[0], lines
 
 
 @check

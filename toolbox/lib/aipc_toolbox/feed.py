@@ -156,10 +156,14 @@ def _dims_option(name, dim, largest, existing):
     return "dynamic_dims = " + json.dumps(kept + [entry])
 
 
-def fixed_dims(origin, items, expected, existing=()):
+def fixed_dims(origin, items, expected, existing=(), limits=None):
     """Dims the artifact fixes while the run inputs feed other sizes there (layout mismatches, which
     `check_preprocessing` names, are left out). Warns once per (input, dim); returns the list of
-    {"input", "dim", "fixed", "sizes"}."""
+    {"input", "dim", "fixed", "sizes"}. The setting named is dynamic_batch / dynamic_seq for dim
+    0 / 1 while the sizes fed (and the example's) fit their upper bound (`limits`: {0: batch_max,
+    1: seq_max}, 64 each by default), else a dynamic_dims entry with room for twice the largest:
+    a dynamic dim whose bound is below the example's size cannot be exported."""
+    limits = {0: 64, 1: 64, **(limits or {})}
     found = []
     for k, spec in enumerate(expected):
         want = _static(spec.get("shape") or [])
@@ -175,7 +179,8 @@ def fixed_dims(origin, items, expected, existing=()):
         for d, seen in sorted(sizes.items()):
             if want[d] is None or seen == {want[d]}:
                 continue
-            option = DIM_OPTIONS.get(d) or _dims_option(spec["name"], d, max(seen), existing)
+            fits = d in DIM_OPTIONS and max(max(seen), want[d]) <= limits.get(d, 64)
+            option = DIM_OPTIONS[d] if fits else _dims_option(spec["name"], d, max(max(seen), want[d]), existing)
             warn("fixed dim", f"{origin} feeds {spec['name']} with sizes {', '.join(map(str, sorted(seen)))} in dim {d} "
                  f"({option}), the artifact fixes it to {want[d]}")
             found.append({"input": spec["name"], "dim": d, "fixed": want[d], "sizes": sorted(seen)})

@@ -58,7 +58,8 @@ def body(a):
     run_items = p.run_inputs()
     names = (side or {}).get("input_names") or p.input_names(len(meta["inputs"] or []))
     expected = [{"name": n, **t} for n, t in zip(names, meta["inputs"] or [])]
-    fixed = feed.fixed_dims(feed.where(p), run_items, expected, p.get("dynamic_dims", [])) if run_items else []
+    fixed = feed.fixed_dims(feed.where(p), run_items, expected, p.get("dynamic_dims", []),
+                             {0: p.get("batch_max", 64), 1: p.get("seq_max", 64)}) if run_items else []
     out.update({"run_inputs": len(run_items), "fixed_dims": fixed, "dynamic_dims_ok": int(not fixed)})
     if side is None:
         emit.note(f"no {etcommon.sidecar_path(path)}: delegation is unknown (a .pte does not record it); "

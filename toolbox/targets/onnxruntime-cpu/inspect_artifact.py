@@ -76,7 +76,8 @@ def body(a):
     int8 = _int8_fields(m, p, path)
     dyn = bool(inputs) and isinstance(inputs[0]["shape"][0] if inputs[0]["shape"] else 0, str)
     run_items = p.run_inputs()
-    fixed = feed.fixed_dims(feed.where(p), run_items, inputs, p.get("dynamic_dims", [])) if run_items else []
+    fixed = feed.fixed_dims(feed.where(p), run_items, inputs, p.get("dynamic_dims", []),
+                             {0: p.get("batch_max", 64), 1: p.get("seq_max", 64)}) if run_items else []
     return {
         "artifact": path,
         "opset": opset,
