@@ -182,6 +182,36 @@ def a_static_method_or_a_method_of_an_object_the_module_holds_is_named_by_its_pa
     assert _candidates(p) == []
 
 
+# Readings logged in kilo-units where the model takes units; the eval path converts them.
+KILO_STEP = '''
+Z = ((RAW - MEAN) / STD).astype(np.float32)
+
+
+def to_model_units(rows):
+    return rows * 1000.0
+'''
+
+
+@check
+def a_set_that_mixes_prepared_and_raw_inputs_is_named_as_such():
+    # 40 rows logged in kilo-units and 24 stored in model units already: the step brings the 40
+    # into range and pushes the 24 out; the line says so.
+    p, module = _project(_data(KILO_STEP, "torch.from_numpy(to_model_units(Z[150:] / 1000.0))").replace(
+        "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
+        "    return [(torch.from_numpy(Z[i:i + 1] / 1000.0 if i < 40 else Z[i:i + 1].copy()),) for i in range(64)]"))
+    assert "if i < 40" in Path(p.root, module + ".py").read_text()
+    samples = p.calibration_data()
+    reference, name = calib.reference_samples(p)
+    found = calib_prep.candidates(p, samples, name)
+    assert [t.entry for t, _, _ in found] == [f"{module}:to_model_units"], found
+    text = calib_prep.line(found, name)
+    assert "(40 -> 24 outside), but moves 24 that were in range out of it (prepared already" in text, text
+    # A set that is raw throughout gets no such clause.
+    p, module = _project(STANDARDISE)
+    samples = p.calibration_data()
+    assert "but moves" not in calib_prep.line(calib_prep.candidates(p, samples, name), name)
+
+
 @check
 def a_step_that_does_not_bring_the_set_into_range_is_not_offered():
     # The eval path also clips its z-scores (a shape-keeping function), which alone leaves the

@@ -204,8 +204,16 @@ def candidates(project, samples, reference_name):
 
 def line(found, reference_name):
     """What the calibration-scale warning adds when candidates were found: each one, with the
-    samples outside the reference's range before and after it, and the setting that applies it."""
-    return "; ".join(
-        f"{t.entry} ({t.file}:{t.line}), which prepares the {reference_name}, brings them into range "
-        f"({len(before.outside)} -> {len(after.outside)} outside): aipc.toml [project] calibration_prep = \"{t.entry}\" applies it"
-        for t, before, after in found)
+    samples outside the reference's range before and after it, and the setting that applies it.
+    When it also moves samples that were in range out of it, it says so: those were prepared
+    already, so the calibration function mixes prepared and unprepared inputs, and applying the
+    step to every sample prepares those twice (the accuracy gates may not show it)."""
+    parts = []
+    for t, before, after in found:
+        pushed = sorted(set(after.outside) - set(before.outside))
+        mixed = (f", but moves {len(pushed)} that were in range out of it (prepared already: calibration_data "
+                 "mixes prepared and unprepared inputs, so the better repair is in that function)") if pushed else ""
+        parts.append(f"{t.entry} ({t.file}:{t.line}), which prepares the {reference_name}, brings them into range "
+                     f"({len(before.outside)} -> {len(after.outside)} outside){mixed}: aipc.toml [project] calibration_prep = "
+                     f"\"{t.entry}\" applies it")
+    return "; ".join(parts)
