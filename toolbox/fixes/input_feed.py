@@ -70,6 +70,8 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
     preprocessing is left as it is.\"\"\"
     import functools
 
+    # The named orders again (NAMED_LAYOUTS in aipc's input_feed.py): this helper is pasted into the
+    # project and must not import aipc.
     order = tuple(layout) if isinstance(layout, (tuple, list)) else {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}.get(layout)
 
     def rescale(x):
@@ -244,6 +246,7 @@ def fresh_probe(code, what, timeout):
     return json.loads(r.stdout.strip().splitlines()[-1]), None
 
 
+# The axes orders the layout names stand for (HELPER repeats them: it runs in the project, without aipc).
 NAMED_LAYOUTS = {"nchw": (0, 3, 1, 2), "nhwc": (0, 2, 3, 1)}
 
 

@@ -234,6 +234,8 @@ class _TensorRounding(ast.NodeTransformer):
     """`.item()` / float() dropped and int() / math.floor|ceil|trunc / round() / .long() turned
     into torch.trunc|floor|ceil|round, on values that are not plain numbers or settings."""
 
+    # The tensor op for each wrapper; `_rounding` classifies the same wrappers (TRUNCATING, CEILING,
+    # ROUNDING) when they wrap the whole count instead.
     FORMS = {"int": "trunc", "trunc": "trunc", "long": "trunc", "floor": "floor", "ceil": "ceil", "round": "round"}
 
     def __init__(self, scope):
