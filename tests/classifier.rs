@@ -416,6 +416,10 @@ const CASES: &[Case] = &[
         "unsupported-operator", &[("ops", "aten.mean.dim")]),
     case(ET, "probes/et_rw--partial-delegation-avg-pool2d.txt", "export.rewritable_op",
         "unsupported-operator", &[("ops", "aten.avg_pool2d.default")]),
+    // A normalised embedding times normalised class vectors: the vector norm's sum and pow, its
+    // expand, and the product with a computed matrix, as the delegation report spells them.
+    case(ET, "probes/et_rw--partial-delegation-vector-norm-mm.txt", "export.rewritable_op",
+        "unsupported-operator", &[("ops", "aten.expand.default, aten.mm.default, aten.pow.Tensor_Scalar, aten.sum.dim_IntList")]),
     // Without the toolbox's line (the toolchain alone), the generic operator signatures.
     case(ORT, "probes/onnx_rw--no-onnx-function-median-dim.txt", "onnx.no_function",
         "unsupported-operator", &[("op", "aten.median"), ("overload", "dim")]),

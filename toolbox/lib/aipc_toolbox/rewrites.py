@@ -41,10 +41,13 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.native_group_norm.default (+ aten.group_norm.default) | exports and runs | left on portable kernels (no XNNPACK group-norm config) | rtol 1e-5 |
 | aten.scaled_dot_product_attention.default (no mask) | exports and runs | _safe_softmax's any/where left on portable kernels | rtol 1e-5 |
 | aten.unbind.int, aten.select.int | exports and runs | select_copy left on portable kernels | exact          |
-| aten.expand.default (no copy, or a size-1 dim to <= 5) | exports and runs | expand_copy left on portable kernels | exact |
+| aten.expand.default (+ expand_as; no copy, or one size-1 dim) | exports and runs | expand_copy left on portable kernels | exact |
 | aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
+| aten.sum.dim_IntList (+ linalg_vector_norm ord 2, 1, +-inf) | exports and runs | sum, and the norm's pow/sum, left on portable kernels | rtol 1e-5 |
+| aten.pow.Tensor_Scalar (c in 1, 2, 3, 4, 0.5, -0.5) | exports and runs      | left on portable kernels (not delegated)  | rtol 1e-6                     |
+| aten.mm.default (+ matmul of N-D by 2-D or same-batch stacks) | exports and runs | mm of a computed or transposed matrix left on portable kernels | rtol 1e-5 |
 
 "values exact": the values output equals torch's bit for bit; among tied values the index output
 is the first position holding the value (torch's choice among ties is its own; mode and
@@ -605,9 +608,10 @@ def _select(x, dim, index):
 
 
 def _expand(x, size, *, implicit=False):
-    """expand that copies nothing (the sizes already match: a clone) or repeats a size-1 dim at
-    most 5 times (a cat of that many clones: XNNPACK's cat wants distinct inputs); other expands
-    are left as they are."""
+    """expand that copies nothing (the sizes already match: a clone) or repeats one size-1 dim n
+    times: a cat of up to 5 clones, or for a larger n a cat of clones doubled until it covers n,
+    sliced to n (XNNPACK delegates cat and slices, and its cat wants distinct inputs); an expand
+    of several dims or of a dynamic size is left as it is."""
     import torch
 
     size = list(size)
@@ -619,9 +623,20 @@ def _expand(x, size, *, implicit=False):
     grow = [i for i, (have, want) in enumerate(zip(y.shape, target)) if have != want]
     if not grow:
         return y.clone()
-    if len(grow) != 1 or y.shape[grow[0]] != 1 or not 2 <= target[grow[0]] <= 5:
+    if len(grow) != 1 or y.shape[grow[0]] != 1 or target[grow[0]] < 2:
         return NotImplemented
-    return torch.cat([y.clone() for _ in range(target[grow[0]])], grow[0])
+    d, n = grow[0], target[grow[0]]
+    if n <= 5:
+        return torch.cat([y.clone() for _ in range(n)], d)
+    out, have = y, 1
+    while have < n:
+        out, have = torch.cat([out.clone(), out.clone()], d), have * 2
+    return out.narrow(d, 0, n) if have != n else out
+
+
+def _expand_as(x, other):
+    """expand_as (F.normalize's divisor) as the expand above to the other's shape."""
+    return _expand(x, list(other.shape))
 
 
 def _amax(x, dim=(), keepdim=False):
@@ -702,6 +717,113 @@ def _adaptive_max_pool2d(x, output_size):
         rows_v.append(torch.cat(vs, -1))
         rows_i.append(torch.cat(ids, -1))
     return torch.cat(rows_v, -2), torch.cat(rows_i, -2)
+
+
+def _sum4(x, dims, keepdim):
+    """sum over `dims` as the 4-D keepdim mean XNNPACK delegates, times the reduced count."""
+    n = 1
+    for d in dims:
+        n = n * x.shape[d]
+    return _mean4(x, dims, keepdim) * float(n)  # a float: an int scalar becomes a tensor constant left undelegated
+
+
+def _sum_dim(x, dim, keepdim=False, dtype=None):
+    """sum over any dims as a 4-D keepdim mean (XNNPACK has no sum) times the count (static)."""
+    if dtype is not None or not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    if not all(_static(x.shape[d]) for d in dims):
+        return NotImplemented
+    return _sum4(x, dims, keepdim)
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - the overload's names
+    """linalg_vector_norm (torch.norm, F.normalize) for ord 2, 1, inf and -inf: sqrt of a sum of
+    squares, a sum of magnitudes, or amax / amin of magnitudes, over the same delegated means
+    and pools; other orders are left as they are."""
+    import torch
+
+    if dtype is not None or not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _dims(dim, x.dim())
+    if not all(_static(x.shape[d]) for d in dims):
+        return NotImplemented
+    if ord == 2:
+        return torch.sqrt(_sum4(x * x, dims, keepdim))
+    if ord == 1:
+        return _sum4(torch.abs(x), dims, keepdim)
+    if ord == INF:
+        return _amax(torch.abs(x), dims, keepdim)
+    if ord == -INF:
+        return _amin(torch.abs(x), dims, keepdim)
+    return NotImplemented
+
+
+def _pow_scalar(x, exponent):
+    """x ** c for the exponents models use (1, 2, 3, 4, 0.5, -0.5) as a clone, products, sqrt or
+    rsqrt, which XNNPACK delegates; other exponents are left as they are."""
+    import torch
+
+    if not x.is_floating_point() or isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
+        return NotImplemented
+    c = float(exponent)
+    if c == 1:
+        return x.clone()
+    if c == 2:
+        return x * x
+    if c == 3:
+        return x * x * x
+    if c == 4:
+        sq = x * x
+        return sq * sq
+    if c == 0.5:
+        return torch.sqrt(x)
+    if c == -0.5:
+        return torch.rsqrt(x)
+    return NotImplemented  # (a division 1 / x traces to reciprocal, which XNNPACK leaves too)
+
+
+def _batch1(m):
+    """A 2-D matrix viewed as a (1, rows, cols) batch without a copy: a transposed matrix (the
+    `w.t()` of `x @ w.t()`) is viewed through its contiguous transpose and permuted back, since a
+    reshape of it would trace to a copy XNNPACK leaves on the portable kernels."""
+    r, c = m.shape
+    if not m.is_contiguous() and m.t().is_contiguous():
+        return m.t().reshape(1, c, r).permute(0, 2, 1)
+    return m.reshape(1, r, c)
+
+
+def _mm(a, b):
+    """a 2-D product as a batch-1 bmm (XNNPACK delegates bmm whatever computes its operands; it
+    leaves mm of a computed or transposed matrix on the portable kernels)."""
+    import torch
+
+    if a.dim() != 2 or b.dim() != 2 or not a.is_floating_point():
+        return NotImplemented
+    return torch.bmm(_batch1(a), _batch1(b)).reshape(a.shape[0], b.shape[1])
+
+
+def _matmul(a, b):
+    """matmul (`@`) of an N-D by a 2-D matrix, or of two N-D stacks with the same static batch
+    dims, as one bmm between views; vectors and broadcast batch dims are left as they are."""
+    import torch
+
+    if a.dim() < 2 or b.dim() < 2 or not a.is_floating_point() or not all(_static(n) for n in (*a.shape, *b.shape)):
+        return NotImplemented
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    lead = list(a.shape[:-2])
+    if b.dim() == 2:
+        rows = 1
+        for s in lead:
+            rows = rows * s
+        out = torch.bmm(_batch1(a) if a.dim() == 2 else a.reshape(1, rows * m, k), _batch1(b))
+        return out.reshape(lead + [m, n])
+    if list(b.shape[:-2]) != lead:
+        return NotImplemented
+    batch = 1
+    for s in lead:
+        batch = batch * s
+    return torch.bmm(a.reshape(batch, m, k), b.reshape(batch, k, n)).reshape(lead + [m, n])
 
 
 # ---------------------------------------------------------------------------- input generators
@@ -858,6 +980,37 @@ def _gen_expand(g):
             ((_randn(g, 4, 1), [4, 5]), {}), ((_randn(g, 6), [2, 6]), {})]
 
 
+def _gen_expand_long(g):
+    return [((_randn(g, 4, 1), [4, 32]), {}), ((_randn(g, 2, 1, 3), [2, 9, 3]), {}), ((_randn(g, 3, 1), [-1, 8]), {})]
+
+
+def _gen_sum(g):
+    return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 4, 9), [1]), {"keepdim": True}),
+            ((_randn(g, 3, 9, 5), [-1, 0]), {}), ((_randn(g, 2, 3, 4), []), {})]
+
+
+def _gen_vector_norm(g):
+    inf = float("inf")
+    return [((_randn(g, 4, 32), 2.0, [1], True), {}), ((_randn(g, 3, 5, 7), 2), {}),
+            ((_randn(g, 3, 5, 7), 1, [-1]), {}), ((_randn(g, 2, 6, 5), inf, [1, 2], True), {}),
+            ((_randn(g, 5, 8), -inf, [0]), {})]
+
+
+def _gen_pow(g):
+    pos = _randn(g, 3, 7).abs() + 0.1
+    x = _randn(g, 2, 5, 4)
+    return [((x, c), {}) for c in (1, 2, 3, 4, 2.0)] + [((pos, c), {}) for c in (0.5, -0.5)]
+
+
+def _gen_mm(g):
+    return [((_randn(g, 4, 7), _randn(g, 7, 5)), {}), ((_randn(g, 1, 32), _randn(g, 32, 6)), {})]
+
+
+def _gen_matmul(g):
+    return [((_randn(g, 4, 7), _randn(g, 7, 5)), {}), ((_randn(g, 2, 3, 4), _randn(g, 4, 5)), {}),
+            ((_randn(g, 2, 3, 4, 6), _randn(g, 2, 3, 6, 5)), {})]
+
+
 def _gen_mean(g):
     return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1, -2]), {}),
             ((_randn(g, 3, 9, 5), [1]), {"keepdim": True}), ((_randn(g, 4, 9), [-1]), {}),
@@ -911,12 +1064,18 @@ _add("aten.scaled_dot_product_attention.default", _sdpa,
      _gen_sdpa, rtol=1e-5, atol=1e-6)
 _add("aten.unbind.int", _unbind, "unbind as slices viewed without the dim", _gen_unbind)
 _add("aten.select.int", _select, "select as a slice viewed without the dim", _gen_select)
-_add("aten.expand.default", _expand, "expand as a clone (sizes already match) or a cat of up to 5 clones of a size-1 dim",
-     _gen_expand)
+_add("aten.expand.default", _expand, "expand as a clone (sizes already match) or a cat of clones of a size-1 dim (doubled and sliced past 5)",
+     lambda g: _gen_expand(g) + _gen_expand_long(g), aliases={"aten.expand_as.default": _expand_as})
 _add("aten.amax.default", _amax, "amax over any dims as a max_pool2d over a (1, kept, reduced, 1) view (no NaN)",
      _gen_amax)
 _add("aten.amin.default", _amin, "amin over any dims as -max_pool2d(-x) over a (1, kept, reduced, 1) view (no NaN)",
      _gen_amax)
+_add("aten.sum.dim_IntList", _sum_dim, "sum over any dims (and torch.norm / F.normalize's vector norm) as the 4-D keepdim mean XNNPACK delegates times the count",
+     _gen_sum, rtol=1e-5, atol=1e-5, aliases={"aten.linalg_vector_norm.default": _vector_norm})
+_add("aten.pow.Tensor_Scalar", _pow_scalar, "x ** c for c in 1, 2, 3, 4, 0.5, -0.5 as a clone, products, sqrt or rsqrt",
+     _gen_pow, rtol=1e-6, atol=0.0)
+_add("aten.mm.default", _mm, "matrix product (and @ of an N-D by a 2-D or a same-batch stack) as one bmm between views",
+     _gen_mm, rtol=1e-5, atol=1e-6, aliases={"aten.matmul.default": _matmul})
 _add("aten.var.correction", _var, "variance and std (var/std .dim and .correction) as two 4-D keepdim means XNNPACK delegates",
      _gen_var, rtol=1e-5, atol=1e-6,
      aliases={"aten.var.dim": _var_dim, "aten.std.correction": _std, "aten.std.dim": _std_dim})
@@ -930,14 +1089,21 @@ _ONNX = re.compile(r"OpOverload\(op='([\w.]+)', overload='(\w+)'\)")
 
 def _edge_names():
     """ExecuTorch's spelling of each name: `aten_median_dim`; a view op as its functional copy,
-    `aten_select_copy_int` for aten.select.int (what the edge graph holds)."""
+    `aten_select_copy_int` for aten.select.int (what the edge graph holds); and as its delegation
+    report spells it, in snake case (`aten_sum_dim_int_list` for aten.sum.dim_IntList)."""
     out = {}
     for name in (*LIBRARY, *ALIASES):
         key = ALIASES.get(name, name)
         ns, packet, overload = name.split(".")
-        out[f"{ns}_{packet}_{overload}"] = key
-        out.setdefault(f"{ns}_{packet}_copy_{overload}", key)
+        for spelling in (f"{ns}_{packet}_{overload}", f"{ns}_{packet}_copy_{overload}"):
+            out.setdefault(spelling, key)
+            out.setdefault(_snake(spelling), key)
     return out
+
+
+def _snake(name):
+    """`aten_sum_dim_IntList` -> `aten_sum_dim_int_list` (get_delegation_info's spelling)."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
 def normalise(name):
