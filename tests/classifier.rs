@@ -425,6 +425,16 @@ const CASES: &[Case] = &[
         "unsupported-operator", &[("op", "aten.median"), ("overload", "dim")]),
     case(ET, "probes/et_rw--kthvalue-non-core-aten.txt", "edge.non_core_aten",
         "unsupported-operator", &[]),
+    // A fraction of the set unprepared (the project's step brings exactly those into range), and a
+    // set that mixes prepared and raw inputs (the step on every sample pushes the prepared out).
+    case(ORT, "probes/onnx_calib--unprepared-fraction.txt", "quant.calibration_prep_outside",
+        "calibration-data", &[("outside", "20"), ("samples", "64"), ("prep", "prep_data_0:standardise"),
+            ("file", "prep_data_0.py"), ("function", "calibration"), ("prep_line", "10")]),
+    case(ET, "probes/et_calib--unprepared-fraction.txt", "quant.calibration_prep_outside",
+        "calibration-data", &[("outside", "20"), ("prep", "prep_data_0:standardise")]),
+    case(ORT, "probes/onnx_calib--mixed-prepared-and-raw.txt", "quant.calibration_prep",
+        "calibration-data", &[("prep", "prep_data_0:to_model_units"), ("prep_outside", "prep_data_0:to_model_units"),
+            ("outside", "40"), ("outside_after", "24")]),
     case(ORT, "toolchain-outputs/digits-calib-outlier-calib-scale.onnxruntime-cpu.quantize.txt", "quant.calibration_scale",
         "calibration-data", &[("outside", "64"), ("samples", "64"), ("reference", "eval inputs"), ("ratio", "16")]),
     case(ET, "toolchain-outputs/digits-calib-outlier-calib-scale.executorch-xnnpack.quantize.txt", "quant.calibration_scale",

@@ -212,6 +212,101 @@ def a_set_that_mixes_prepared_and_raw_inputs_is_named_as_such():
     assert "but moves" not in calib_prep.line(calib_prep.candidates(p, samples, name), name)
 
 
+MIXED_KILO = _data(KILO_STEP, "torch.from_numpy(to_model_units(Z[150:] / 1000.0))").replace(
+    "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
+    "    return [(torch.from_numpy(Z[i:i + 1] / 1000.0 if i < 40 else Z[i:i + 1].copy()),) for i in range(64)]")
+
+
+@check
+def a_mixed_set_is_also_offered_the_step_on_the_samples_outside_only():
+    p, module = _project(MIXED_KILO)
+    samples = p.calibration_data()
+    reference, name = calib.reference_samples(p)
+    scoped = calib_prep.scoped_candidates(p, samples, name)
+    assert [(t.entry, len(outside)) for t, outside in scoped] == [(f"{module}:to_model_units", 40)], scoped
+    text = calib_prep.line(calib_prep.candidates(p, samples, name), name, scoped)
+    assert (f"applied only to the 40 samples outside, {module}:to_model_units brings them into range and moves none "
+            f"(40 -> 0 outside): aipc.toml [project] calibration_prep_outside = \"{module}:to_model_units\"") in text, text
+    # The setting prepares those 40 and leaves the 24 prepared ones as they were.
+    q, _ = _project(MIXED_KILO, 'calibration_prep_outside = "MODULE:to_model_units"\n')
+    prepared = q.calibration_data()
+    reference, name = calib.reference_samples(q)
+    assert not calib.audit(prepared, reference, name, quiet=True).outside
+    assert all((prepared[i][0] == samples[i][0]).all() for i in range(40, 64))
+    assert all(not (prepared[i][0] == samples[i][0]).all() for i in range(40))
+    # Both settings at once: refused, naming the line.
+    both, _ = _project(MIXED_KILO, 'calibration_prep = "MODULE:to_model_units"\ncalibration_prep_outside = "MODULE:to_model_units"\n')
+    raises(both.calibration_data, "aipc.toml:13: calibration_prep and calibration_prep_outside are both set")
+
+
+# 20 of 64 rows stored raw (another unit), the rest prepared: no longer "most of the set".
+PARTIAL = STANDARDISE.replace(
+    "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
+    "    return [(torch.from_numpy(RAW[i:i + 1].copy() if i % 3 == 0 and i < 60 else standardise(RAW[i:i + 1])),)\n"
+    "            for i in range(64)]")
+
+
+@check
+def an_unprepared_fraction_is_named_with_the_step_that_prepares_exactly_those():
+    import contextlib
+    import io
+
+    p, module = _project(PARTIAL)
+    samples = p.calibration_data()
+    reference, name = calib.reference_samples(p)
+    first = calib.audit(samples, reference, name, quiet=True)
+    assert not first.set_off and len(first.outside) == 20, first.outside
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result, kept = calib.checked_samples(p, samples, drop_outliers=False)
+    out = buf.getvalue()
+    assert (f"aipc-warning: calibration scale: 20 of 64 calibration samples lie outside the eval inputs' range (an "
+            f"unprepared fraction of the set) and calibration_data ({module}.py calibration()) does not prepare them") in out, out
+    assert (f"{module}:standardise ({module}.py:") in out and \
+        f'(20 -> 0 outside, on max|x| and typical |x|): aipc.toml [project] calibration_prep_outside = "{module}:standardise"' in out, out
+    assert result.scale_line and len(kept) == 64
+    # Dropping them instead is the project's choice: no set-level line then.
+    with contextlib.redirect_stdout(io.StringIO()):
+        result, kept = calib.checked_samples(p, samples, drop_outliers=True)
+    assert not result.scale_line
+    # With the setting, the set is in range and nothing is said.
+    q, _ = _project(PARTIAL, 'calibration_prep_outside = "MODULE:standardise"\n')
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result, _ = calib.checked_samples(q, q.calibration_data(), drop_outliers=False)
+    assert not result.scale_line and "calibration" not in buf.getvalue(), buf.getvalue()
+
+
+@check
+def a_sample_with_a_few_extreme_values_is_an_outlier_not_an_unprepared_input():
+    # Readings in 0..255 the eval path scales to 0..1; one prepared calibration row holds a stuck
+    # value of 150. Scaling that row brings its max into range but leaves its typical values ~255x
+    # too small: the step is not offered for it, and the outlier line stays.
+    import contextlib
+    import io
+
+    p, module = _project(_data('''
+        COUNTS = np.abs(RAW[:, :]) % 256
+
+
+        def to_unit(rows):
+            return rows / 255.0
+        ''', "torch.from_numpy(to_unit(COUNTS[150:]))").replace(
+        "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
+        "    rows = [to_unit(COUNTS[i:i + 1]) for i in range(64)]\n"
+        "    rows[5] = rows[5].copy()\n"
+        "    rows[5][0, 2] = 150.0\n"
+        "    return [(torch.from_numpy(r.astype(np.float32)),) for r in rows]"))
+    samples = p.calibration_data()
+    reference, name = calib.reference_samples(p)
+    assert calib.audit(samples, reference, name, quiet=True).outliers == [5]
+    assert calib_prep.scoped_candidates(p, samples, name) == []
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        result, _ = calib.checked_samples(p, samples, drop_outliers=False)
+    assert "calibration outlier: sample 5" in buf.getvalue() and not result.scale_line, buf.getvalue()
+
+
 @check
 def a_step_that_does_not_bring_the_set_into_range_is_not_offered():
     # The eval path also clips its z-scores (a shape-keeping function), which alone leaves the

@@ -91,6 +91,41 @@ class Audit:
         return [] if self.set_off else list(self.outliers)
 
 
+def _fences(reference_values):
+    """(low, high) in bits: Tukey's fences of the reference's values on a log2 scale, their
+    interquartile range floored at MIN_SPREAD_BITS."""
+    q1, q3 = np.percentile(_bits(reference_values), [25, 75])
+    spread = max(q3 - q1, MIN_SPREAD_BITS)
+    return q1 - TUKEY * spread, q3 + TUKEY * spread
+
+
+def _typical(sample, statistic):
+    """The typical magnitude of one input tuple: median |x| (or mean |x|) over its float values."""
+    values = [np.abs(t.ravel()) for t in _floats(sample) if t.size]
+    if not values:
+        return 0.0
+    return float(statistic(np.concatenate(values)))
+
+
+def off_typical(samples, reference):
+    """Indices of `samples` whose typical magnitude (median |x|; mean |x| when some reference
+    sample has a zero median, as sparse inputs do) lies outside the reference samples' range of
+    it (the same fences as max|x|). A sample whose max|x| alone was far off, brought into range by
+    shrinking it whole, lands far below here: its max was a few extreme values, not its scale."""
+    if len(reference) < MIN_REFERENCE:
+        return []
+    statistic = np.median
+    ref = [_typical(r, statistic) for r in reference]
+    if min(ref) <= 0.0:
+        statistic = np.mean
+        ref = [_typical(r, statistic) for r in reference]
+    if max(ref) <= 0.0:
+        return []
+    low, high = _fences(ref)
+    bits = _bits([_typical(s, statistic) for s in samples])
+    return [i for i, b in enumerate(bits) if b > high or b < low]
+
+
 def audit(samples, reference=None, reference_name="eval inputs", quiet=False, source="calibration_data", suffix=None):
     """Compare calibration `samples` (input tuples) with `reference` samples; print the warnings.
     `source` names the calibration function in the set-level line (e.g. `calibration_data
@@ -106,9 +141,7 @@ def audit(samples, reference=None, reference_name="eval inputs", quiet=False, so
     ref_median = float(np.median(ref_maxes)) if len(ref_maxes) else 0.0
     if not len(maxes) or not len(ref_maxes) or ref_median == 0.0:
         return Audit([], False, maxes, median, ref_median, reference_name)
-    q1, q3 = np.percentile(_bits(ref_maxes), [25, 75])
-    spread = max(q3 - q1, MIN_SPREAD_BITS)
-    high, low = q3 + TUKEY * spread, q1 - TUKEY * spread
+    low, high = _fences(ref_maxes)
     bits = _bits(maxes)
     # Only a sample above the range stretches INT8 ranges; the set is off when most samples lie
     # outside the reference's range on either side.
@@ -155,15 +188,28 @@ def checked_samples(project, samples, drop_outliers):
     on the wrong scale: that is the calibration function's fault). Returns (audit, kept)."""
     reference, reference_name = reference_samples(project)
     file, function = project.spec_file("calibration_data")
-    prep = project.get("calibration_prep")
-    source = f"calibration_data ({file} {function}())" + (f" with calibration_prep {prep}" if prep else "")
-    suffix = None
-    if audit(samples, reference, reference_name, quiet=True).set_off:
+    source = f"calibration_data ({file} {function}())"
+    for key in ("calibration_prep", "calibration_prep_outside"):
+        if project.get(key):
+            source += f" with {key} {project.get(key)}"
+    suffix = partial = None
+    first = audit(samples, reference, reference_name, quiet=True)
+    if first.set_off or (first.outside and not drop_outliers):
         from . import calib_prep
 
-        found = calib_prep.candidates(project, samples, reference_name)
-        suffix = calib_prep.line(found, reference_name) if found else None
+        # The project's own step that prepares the reference: applied to every sample when most
+        # are off; to the samples outside only when it would push prepared ones out, or when
+        # only a fraction is off and the step brings exactly those into range, spread included.
+        found = calib_prep.candidates(project, samples, reference_name) if first.set_off else []
+        scoped = calib_prep.scoped_candidates(project, samples, reference_name)
+        if found:
+            suffix = calib_prep.line(found, reference_name, scoped)
+        elif scoped and not first.set_off:
+            partial = calib_prep.partial_line(scoped, len(samples), reference_name, source)
     result = audit(samples, reference, reference_name, source=source, suffix=suffix)
+    if partial:
+        warn("calibration scale", partial)
+        result.scale_line = partial
     if result.set_off and drop_outliers:
         note("drop_outliers does not apply: most calibration samples are off, so the calibration "
              "function itself must prepare its inputs the way the model is fed")

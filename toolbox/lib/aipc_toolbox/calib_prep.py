@@ -177,21 +177,32 @@ def apply(fn, samples):
     return out
 
 
+def _steps(project, reference_name, skip_calibration_steps=True):
+    """(the reference samples, the project's shape-keeping steps on the reference path), both
+    traced; without the steps the calibration path calls too when `skip_calibration_steps` (a set
+    it prepares throughout would be prepared twice; one it prepares in part may call the step for
+    the prepared part)."""
+    from . import calib
+
+    entry = project.eval_data if reference_name == "eval inputs" else project.example_inputs
+    value, on_reference = traced(project, entry)
+    reference = calib.per_row(value[0] if reference_name == "eval inputs" else value)
+    if not skip_calibration_steps:
+        return reference, on_reference
+    _, on_calibration = traced(project, project.calibration_data)
+    return reference, [t for t in on_reference if t not in on_calibration]
+
+
 def candidates(project, samples, reference_name):
     """The project's functions that prepare the reference inputs (`reference_name`: "eval
     inputs" or "example inputs") and, applied to the calibration `samples`, bring the set into the
     reference's range: a list of (Transform, outside before, outside after)."""
     from . import calib
 
-    entry = project.eval_data if reference_name == "eval inputs" else project.example_inputs
-    value, on_reference = traced(project, entry)
-    reference = calib.per_row(value[0] if reference_name == "eval inputs" else value)
-    _, on_calibration = traced(project, project.calibration_data)
+    reference, steps = _steps(project, reference_name)
     before = calib.audit(samples, reference, reference_name, quiet=True)
     kept = []
-    for transform in on_reference:
-        if transform in on_calibration:
-            continue
+    for transform in steps:
         try:
             prepared = apply(resolve(transform.entry), samples)
         except (ValueError, ImportError, AttributeError):
@@ -202,7 +213,46 @@ def candidates(project, samples, reference_name):
     return kept
 
 
-def line(found, reference_name):
+def prepared_outside(fn, samples, outside):
+    """`samples` with `fn` applied to those at the indices `outside` only."""
+    out = list(samples)
+    for i, sample in zip(outside, apply(fn, [samples[i] for i in outside])):
+        out[i] = sample
+    return out
+
+
+def scoped_candidates(project, samples, reference_name):
+    """The project's functions that prepare the reference inputs and, applied only to the
+    calibration samples outside the reference's range, bring every one of them into it on its
+    typical magnitude as well as on max|x| (a step that merely shrinks a sample with a few extreme
+    values leaves its typical values far below the reference's: that sample is an outlier, not an
+    unprepared input): a list of (Transform, the samples outside before)."""
+    from . import calib
+
+    reference, steps = _steps(project, reference_name, skip_calibration_steps=False)
+    outside = calib.audit(samples, reference, reference_name, quiet=True).outside
+    if not outside:
+        return []
+    kept = []
+    for transform in steps:
+        try:
+            prepared = prepared_outside(resolve(transform.entry), samples, outside)
+        except (ValueError, ImportError, AttributeError):
+            continue
+        after = calib.audit(prepared, reference, reference_name, quiet=True)
+        if not after.outside and not calib.off_typical([prepared[i] for i in outside], reference):
+            kept.append((transform, outside))
+    return kept
+
+
+def scoped_clause(transform, outside):
+    """How the scoped setting reads in a calibration-scale line."""
+    return (f"applied only to the {len(outside)} samples outside, {transform.entry} brings them into range and moves "
+            f"none ({len(outside)} -> 0 outside): aipc.toml [project] calibration_prep_outside = \"{transform.entry}\" "
+            "applies it to those only")
+
+
+def line(found, reference_name, scoped=()):
     """What the calibration-scale warning adds when candidates were found: each one, with the
     samples outside the reference's range before and after it, and the setting that applies it.
     When it also moves samples that were in range out of it, it says so: those were prepared
@@ -216,4 +266,20 @@ def line(found, reference_name):
         parts.append(f"{t.entry} ({t.file}:{t.line}), which prepares the {reference_name}, brings them into range "
                      f"({len(before.outside)} -> {len(after.outside)} outside){mixed}: aipc.toml [project] calibration_prep = "
                      f"\"{t.entry}\" applies it")
+        fitting = [outside for s_t, outside in scoped if s_t == t]
+        if pushed and fitting:
+            parts.append(scoped_clause(t, fitting[0]))
     return "; ".join(parts)
+
+
+def partial_line(found, total, reference_name, source):
+    """The calibration-scale line for a fraction (at most half) of the calibration set that the
+    project's own step brings into range when applied to those samples only: `found` from
+    scoped_candidates, `source` names the calibration function."""
+    t, outside = found[0]
+    others = "; ".join(f"{o.entry} ({o.file}:{o.line}) does too" for o, _ in found[1:])
+    return (f"{len(outside)} of {total} calibration samples lie outside the {reference_name}' range (an unprepared "
+            f"fraction of the set) and {source} does not prepare them the way the model is fed; {t.entry} "
+            f"({t.file}:{t.line}), which prepares the {reference_name}, brings those samples into range applied to them "
+            f"only ({len(outside)} -> 0 outside, on max|x| and typical |x|): aipc.toml [project] calibration_prep_outside = "
+            f"\"{t.entry}\" applies it" + (f"; {others}" if others else ""))

@@ -7,6 +7,7 @@ example_inputs = "data:example_inputs"      # -> tuple of tensors
 eval_data = "data:eval_set"                 # -> (tuple of batched inputs, labels)
 calibration_data = "data:calibration_set"   # -> list of input tuples
 calibration_prep = "data:normalise"        # applied to each calibration input array (optional)
+# calibration_prep_outside = "data:normalise"  # instead: only to the inputs outside the eval inputs' range
 input_names = ["image"]
 output_names = ["logits"]
 run_inputs = "infer:run_inputs"            # -> list of input tuples as the app feeds them (optional)
@@ -222,16 +223,36 @@ class Project:
             out.append(item)
         if not out:
             raise ToolError(f"{self.cfg['calibration_data']} returned no samples")
-        prep = self.cfg.get("calibration_prep")
-        if prep:
-            from . import calib_prep
+        return self._prepared_calibration(out)
 
-            try:
-                out = calib_prep.apply(self._function("calibration_prep"), out)
-            except ValueError as e:
-                raise ToolError(f"{self._where('calibration_prep')}: calibration_prep = {prep!r} does not apply to "
-                                f"{self.cfg['calibration_data']}'s inputs ({e}); set it to the function that prepares "
-                                "one input array the way the model is fed, or remove it") from None
+    def _prepared_calibration(self, out):
+        """The calibration samples with aipc.toml `calibration_prep` applied to every one, or
+        `calibration_prep_outside` applied to those outside the reference inputs' range (the
+        same range calib.audit judges them by)."""
+        keys = [k for k in ("calibration_prep", "calibration_prep_outside") if self.cfg.get(k)]
+        if not keys:
+            return out
+        if len(keys) == 2:
+            raise ToolError(f"{self._where('calibration_prep_outside')}: calibration_prep and calibration_prep_outside are "
+                            "both set; keep one (calibration_prep prepares every calibration input, "
+                            "calibration_prep_outside only those outside the eval inputs' range)")
+        from . import calib, calib_prep
+
+        key = keys[0]
+        chosen = range(len(out))
+        if key == "calibration_prep_outside":
+            reference, reference_name = calib.reference_samples(self)
+            chosen = calib.audit(out, reference, reference_name, quiet=True).outside
+        try:
+            fn = self._function(key)
+            prepared = calib_prep.apply(fn, [out[i] for i in chosen])
+        except ValueError as e:
+            raise ToolError(f"{self._where(key)}: {key} = {self.cfg[key]!r} does not apply to "
+                            f"{self.cfg['calibration_data']}'s inputs ({e}); set it to the function that prepares "
+                            "one input array the way the model is fed, or remove it") from None
+        out = list(out)
+        for i, sample in zip(chosen, prepared):
+            out[i] = sample
         return out
 
     def run_inputs(self):
