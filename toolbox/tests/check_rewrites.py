@@ -444,11 +444,14 @@ def messages_name_the_rewritable_op():
 def dynamic_batch_graphs_are_rewritten():
     """A symbolic batch dim (aipc.toml dynamic_batch) through the rewrites that reshape and slice."""
     batch = torch.export.Dim("batch", min=1, max=64)
-    model = Fn(lambda s, x: x.median(dim=1).values + x.mean(dim=(1, 2)).unsqueeze(-1) + torch.cummax(x, 2).values.sum(1))
+    model = Fn(lambda s, x: x.median(dim=1).values + x.mean(dim=(1, 2)).unsqueeze(-1) + torch.cummax(x, 2).values.sum(1)
+               + torch.linalg.vector_norm(x @ s.w, dim=1), w=_x(6, 6, seed=5))
     x = _x(3, 5, 6)
     ep = torch.export.export(model, (x,), dynamic_shapes=({0: batch},))
-    ep, applied, _ = rewrites.apply(ep, ["aten.median.dim", "aten.mean.dim", "aten.cummax.default"])
-    assert len(applied) == 3, applied
+    ep, applied, _ = rewrites.apply(ep, ["aten.median.dim", "aten.mean.dim", "aten.cummax.default", "aten.mm.default",
+                                         "aten.sum.dim_IntList"])
+    assert len(applied) == 5, applied
+    assert not {"aten.matmul.default", "aten.linalg_vector_norm.default"} & rewrites.graph_ops(ep), rewrites.graph_ops(ep)
     x2 = _x(7, 5, 6, seed=4)
     with torch.no_grad():
         ref = model(x2)

@@ -804,22 +804,20 @@ def _mm(a, b):
 
 
 def _matmul(a, b):
-    """matmul (`@`) of an N-D by a 2-D matrix, or of two N-D stacks with the same static batch
-    dims, as one bmm between views; vectors and broadcast batch dims are left as they are."""
+    """matmul (`@`) of an N-D by a 2-D matrix (leading dims may be dynamic: one bmm over the
+    flattened rows), or of two N-D stacks with the same static batch dims, as bmm between views;
+    vectors and broadcast batch dims are left as they are."""
     import torch
 
-    if a.dim() < 2 or b.dim() < 2 or not a.is_floating_point() or not all(_static(n) for n in (*a.shape, *b.shape)):
+    if a.dim() < 2 or b.dim() < 2 or not a.is_floating_point():
         return NotImplemented
-    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    lead = list(a.shape[:-2])
+    k, n = a.shape[-1], b.shape[-1]
     if b.dim() == 2:
-        rows = 1
-        for s in lead:
-            rows = rows * s
-        out = torch.bmm(_batch1(a) if a.dim() == 2 else a.reshape(1, rows * m, k), _batch1(b))
-        return out.reshape(lead + [m, n])
-    if list(b.shape[:-2]) != lead:
+        flat = _batch1(a) if a.dim() == 2 else a.reshape(1, -1, k)
+        return torch.bmm(flat, _batch1(b)).reshape(*a.shape[:-1], n)
+    if not all(_static(s) for s in (*a.shape, *b.shape)) or list(b.shape[:-2]) != list(a.shape[:-2]):
         return NotImplemented
+    m, lead = a.shape[-2], list(a.shape[:-2])
     batch = 1
     for s in lead:
         batch = batch * s

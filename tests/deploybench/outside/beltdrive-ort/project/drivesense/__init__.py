@@ -1,0 +1,1 @@
+"""drivesense: belt-drive regime and wear classification from the drive-end accelerometer."""

@@ -1,0 +1,1 @@
+"""pumpwatch: condition classification for centrifugal pumps from a 4-channel sensor head."""
