@@ -420,9 +420,14 @@ const CASES: &[Case] = &[
     // expand, and the product with a computed matrix, as the delegation report spells them.
     case(ET, "probes/et_rw--partial-delegation-vector-norm-mm.txt", "export.rewritable_op",
         "unsupported-operator", &[("ops", "aten.expand.default, aten.mm.default, aten.pow.Tensor_Scalar, aten.sum.dim_IntList")]),
+    case(ET, "probes/et_rw--partial-delegation-cumsum.txt", "export.rewritable_op",
+        "unsupported-operator", &[("ops", "aten.cumsum.default")]),
     // Without the toolbox's line (the toolchain alone), the generic operator signatures.
     case(ORT, "probes/onnx_rw--no-onnx-function-median-dim.txt", "onnx.no_function",
         "unsupported-operator", &[("op", "aten.median"), ("overload", "dim")]),
+    // torch.onnx names cumprod's decomposition, not cumprod.
+    case(ORT, "probes/onnx_rw--no-onnx-function-cumprod.txt", "onnx.no_function",
+        "unsupported-operator", &[("op", "prims.prod"), ("overload", "default")]),
     case(ET, "probes/et_rw--kthvalue-non-core-aten.txt", "edge.non_core_aten",
         "unsupported-operator", &[]),
     // A fraction of the set unprepared (the project's step brings exactly those into range), and a

@@ -70,6 +70,8 @@ NEEDED = {
     "aten.sum.dim_IntList": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.pow.Tensor_Scalar": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mm.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.cumsum.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.cumprod.default": {"ort": "fail", "et": "fail", "delegated": True},
 }
 
 
@@ -211,11 +213,15 @@ MODULES = {
     # A cosine head's product with a computed, transposed matrix, and torch.mm with a buffer.
     "aten.mm.default": lambda: (Fn(lambda s, x: x @ (s.p * 2.0).t() + torch.mm(x, s.q) + (x.reshape(2, 2, 8) @ s.q).reshape(4, 5),
                                    p=_x(5, 8, seed=3), q=_x(8, 5, seed=4)), _x(4, 8)),
+    # A running total over time (method form) and one over channels (functional, in an expression).
+    "aten.cumsum.default": lambda: (Fn(lambda s, x: torch.relu(x).cumsum(-1) * 0.5 + torch.cumsum(x, dim=1)), _x(2, 7, 9)),
+    # A survival curve: the running product of per-step survival probabilities.
+    "aten.cumprod.default": lambda: (Fn(lambda s, x: torch.cumprod(1.0 - torch.sigmoid(x), dim=1) * 2.0), _x(4, 6)),
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
        "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5,
        "aten.native_layer_norm.default": 1e-5, "aten.native_group_norm.default": 1e-5,
-       "aten.scaled_dot_product_attention.default": 1e-5, "aten.sum.dim_IntList": 1e-5, "aten.mm.default": 1e-5}
+       "aten.scaled_dot_product_attention.default": 1e-5, "aten.sum.dim_IntList": 1e-5, "aten.mm.default": 1e-5, "aten.cumsum.default": 1e-5, "aten.cumprod.default": 1e-5}
 
 
 def _tie_free(args):

@@ -27,6 +27,8 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.mode.default            | No ONNX function found (aten.mode, default)     | not in Core ATen opset                    | exact                         |
 | aten.cummax.default          | No ONNX function found (aten.cummax, default)   | not in Core ATen opset                    | exact                         |
 | aten.cummin.default          | No ONNX function found (aten.cummin, default)   | not in Core ATen opset                    | exact                         |
+| aten.cumsum.default (dim <= 512) | exports and runs                            | left on portable kernels (not delegated)  | rtol 1e-5                     |
+| aten.cumprod.default (+ prims.prod; dim <= 64) | No ONNX function found (prims.prod) | not in Core ATen opset           | rtol 1e-5                     |
 | aten.logcumsumexp.default    | exports and runs                                | not in Core ATen opset                    | rtol 1e-5                     |
 | aten.histc.default           | exports (fails when min == max)                 | not in Core ATen opset                    | exact                         |
 | aten.bucketize.Tensor        | exports and runs                                | not in Core ATen opset                    | exact                         |
@@ -118,10 +120,12 @@ LIBRARY = {}
 ALIASES = {}
 
 
-def _add(key, fn, description, inputs, **kw):
+def _add(key, fn, description, inputs, spelled=(), **kw):
+    """Register an entry; `spelled`: names a toolchain's message gives the op that are not
+    overloads to replace (torch.onnx names cumprod's decomposition, prims.prod)."""
     entry = Entry(key, fn, description, inputs, **kw)
     LIBRARY[key] = entry
-    for a in entry.aliases:
+    for a in (*entry.aliases, *spelled):
         ALIASES[a] = key
     return entry
 
@@ -306,6 +310,56 @@ def _logcumsumexp(x, dim):
     safe = torch.where(torch.isinf(m), 0.0, m)
     out = torch.log(torch.exp(masked - safe).sum(-1)) + safe.squeeze(-1)
     return out.movedim(-1, d)
+
+
+# Largest scanned dim the triangular-matrix cumsum takes (its constant is n x n floats).
+MAX_SCAN = 512
+
+
+def _cumsum(x, dim, dtype=None):
+    """running sum as one bmm with a constant upper-triangular matrix of ones (a lifted
+    constant: XNNPACK takes the product whole, and ONNX's MatMul too); the dim moved last and
+    back. Float tensors with a static scanned dim of at most MAX_SCAN."""
+    import numpy as np
+    import torch
+
+    if x.dim() == 0 or not x.is_floating_point() or (dtype is not None and dtype != x.dtype):
+        return NotImplemented
+    d = _dim(dim, x.dim())
+    n = x.shape[d]
+    if not _static(n) or n > MAX_SCAN:
+        return NotImplemented
+    tri = torch.from_numpy(np.triu(np.ones((n, n), dtype=np.float32))).to(x.dtype)
+    last = d == x.dim() - 1
+    y = x if last else x.movedim(d, -1)
+    out = torch.bmm(y.reshape(1, -1, n), tri.reshape(1, n, n)).reshape(y.shape)
+    return out if last else out.movedim(-1, d)
+
+
+def _cat5(parts, d):
+    """cat of many tensors as nested cats of at most 5 (the most one XNNPACK cat node takes)."""
+    import torch
+
+    while len(parts) > 1:
+        parts = [torch.cat(parts[i:i + 5], d) if len(parts[i:i + 5]) > 1 else parts[i] for i in range(0, len(parts), 5)]
+    return parts[0]
+
+
+def _cumprod(x, dim, dtype=None):
+    """running product x0, x0*x1, ... (zeros and signs kept, unlike exp(cumsum(log))), slices
+    multiplied in turn and concatenated; a static scanned dim of at most 64."""
+    if x.dim() == 0 or not x.is_floating_point() or (dtype is not None and dtype != x.dtype):
+        return NotImplemented
+    d = _dim(dim, x.dim())
+    n = x.shape[d]
+    if not _static(n) or n > 64:
+        return NotImplemented
+    running = x.narrow(d, 0, 1).clone()
+    parts = [running]
+    for i in range(1, n):
+        running = running * x.narrow(d, i, 1)
+        parts.append(running)
+    return _cat5(parts, d)
 
 
 def _histc(x, bins=100, min=0, max=0):  # noqa: A002 - the overload's argument names
@@ -874,6 +928,17 @@ def _gen_cum(g):
             ((_ties(g, 2, 11, 3), -2), {})]
 
 
+def _gen_cumsum(g):
+    return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7), -1), {}), ((_randn(g, 6, 3), 0), {}),
+            ((_randn(g, 2, 11, 3), -2), {})]
+
+
+def _gen_cumprod(g):
+    x = _randn(g, 3, 8) * 0.9 + 1.0
+    x[1, 3] = 0.0
+    return [((x, 1), {}), ((_randn(g, 2, 5, 4), -2), {}), ((_randn(g, 7, 3), 0), {}), ((_randn(g, 2, 13), -1), {})]
+
+
 def _gen_logcumsumexp(g):
     return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7) * 30, -1), {}), ((_randn(g, 6, 3), 0), {})]
 
@@ -1029,6 +1094,10 @@ _add("aten.cummax.default", _cummax, "running maximum and its latest position, b
      _gen_cum)
 _add("aten.cummin.default", _cummin, "running minimum and its latest position, by a lower-triangular masked amin",
      _gen_cum)
+_add("aten.cumsum.default", _cumsum, "running sum as one bmm with a constant upper-triangular matrix of ones (static dim <= 512)",
+     _gen_cumsum, rtol=1e-5, atol=1e-5)
+_add("aten.cumprod.default", _cumprod, "running product as slices multiplied in turn and concatenated (static dim <= 64)",
+     _gen_cumprod, rtol=1e-5, atol=1e-6, spelled=("prims.prod.default",))
 _add("aten.logcumsumexp.default", _logcumsumexp, "running log-sum-exp, by a lower-triangular masked, max-shifted sum",
      _gen_logcumsumexp, rtol=1e-5, atol=1e-6)
 _add("aten.histc.default", _histc, "histogram with equal bins, by comparing each element's bin with every bin",
