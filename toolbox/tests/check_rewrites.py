@@ -377,6 +377,43 @@ def delegation_report_spellings_are_normalised():
 
 
 @check
+def a_rewrite_never_fixes_a_dynamic_dim():
+    """amax over a dynamic dim (a point cloud's points) is left as it was, and the dim stays
+    dynamic; a replacement that would fix the dim anyway is refused with the dims it fixed."""
+    import contextlib
+    import io
+
+    points = torch.export.Dim("points", min=2, max=512)
+    model = Fn(lambda s, x: torch.relu(x).amax(dim=1) + x.mean(dim=1))
+    x = _x(1, 16, 3)
+    ep = torch.export.export(model, (x,), dynamic_shapes=({1: points},))
+    dims = rewrites._symbolic_dims(ep)
+    assert dims, "the check needs a dynamic dim"
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        out, applied, _ = rewrites.apply(ep, ["aten.amax.default", "aten.mean.dim"])
+    assert rewrites._symbolic_dims(out) == dims
+    x2 = _x(1, 40, 3, seed=2)
+    assert _close(out.module()(x2), model(x2), 1e-5, 1e-6) is None
+    entry = rewrites.LIBRARY["aten.amax.default"]
+    kept = entry.fn
+
+    def fixing(x, dim=(), keepdim=False):
+        # the entry before it checked for a dynamic reduced dim: the pool's window is that size
+        y, keep_shape, flat_shape = rewrites._as_4d(x, rewrites._dims(dim, x.dim()))
+        y = torch.nn.functional.max_pool2d(y, (y.shape[2], 1))
+        return y.reshape(keep_shape if keepdim else flat_shape)
+
+    entry.fn = fixing
+    try:
+        ep = torch.export.export(model, (x,), dynamic_shapes=({1: points},))
+        raises(lambda: rewrites.apply(ep, ["aten.amax.default", "aten.mean.dim"]),
+               "rewrite_ops: rewriting aten.amax.default, aten.mean.dim fixed the dynamic dim(s) x:1 to the example's size")
+    finally:
+        entry.fn = kept
+
+
+@check
 def every_entry_has_a_module_and_a_probe():
     assert set(MODULES) == set(rewrites.LIBRARY) == set(NEEDED), set(rewrites.LIBRARY) ^ set(MODULES) ^ set(NEEDED)
     assert len(rewrites.LIBRARY) >= 12

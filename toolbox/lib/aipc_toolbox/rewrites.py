@@ -701,6 +701,8 @@ def _amax(x, dim=(), keepdim=False):
     if not x.is_floating_point() or x.dim() == 0:
         return NotImplemented
     dims = _dims(dim, x.dim())
+    if not all(_static(x.shape[d]) for d in dims):
+        return NotImplemented  # the pool's window is the reduced size: a dynamic one would be fixed
     y, keep_shape, flat_shape = _as_4d(x, dims)
     y = torch.nn.functional.max_pool2d(y, (y.shape[2], 1))
     return y.reshape(keep_shape if keepdim else flat_shape)
@@ -719,6 +721,8 @@ def _var(x, dim=None, *, correction=None, keepdim=False):
         return NotImplemented
     dims = _dims(dim, x.dim())
     c = 1 if correction is None else correction
+    if c and not all(_static(x.shape[d]) for d in dims):
+        return NotImplemented  # n / (n - c) of a dynamic n would fix it
     n = 1
     for d in dims:
         n = n * x.shape[d]
@@ -1243,28 +1247,58 @@ def apply(ep, names, base="none"):
     graph does not hold (a note for the caller, not an error). `base="none"` decomposes only these
     ops (what the exporters and the PT2E quantizer need: the rest of the graph is unchanged);
     `base="core"` merges them into torch.export.default_decompositions() (core ATen)."""
-    import torch
-
     keys = resolve(names)
     present = set(find(ep))
     applied = [k for k in keys if k in present]
     absent = [k for k in keys if k not in present]
     if not applied and base == "none":
         return ep, applied, absent
-    table = torch.export.default_decompositions() if base == "core" else {}
-    for k in applied:
-        table.update(LIBRARY[k].table())
-    out = ep.run_decompositions(table)
+    dynamic = _symbolic_dims(ep)
+    out = _decomposed(ep, applied, base)
+    # A replacement that needs a dim's size as a number would fix a dynamic dim to the example's
+    # size without an error (and in the shape environment the program shares, so there is no
+    # undoing it here). The entries return NotImplemented for such calls; this is the backstop.
+    lost = dynamic - _symbolic_dims(out)
+    if lost:
+        raise ToolError(
+            f"rewrite_ops: rewriting {', '.join(applied)} fixed the dynamic dim(s) "
+            f"{', '.join(f'{n}:{d}' for n, d in sorted(lost))} to the example's size (a replacement needs that size as a "
+            "number). Remove the op from rewrite_ops, rewrite that call in the model code, or keep the dim static")
     left = [k for k in find(out) if k in applied and not LIBRARY[k].keeps_op]
     for k in left:
-        # Some calls of the op are in a form the entry does not take (e.g. an expand that repeats a
-        # dim more than 5 times): the rewritten calls stay rewritten and these stay as they were,
+        # Some calls of the op are in a form the entry does not take (e.g. an expand of two dims
+        # at once): the rewritten calls stay rewritten and these stay as they were,
         # so the export still succeeds and the later checks (delegation, accuracy) judge the result.
         before, after = _count(ep, k), _count(out, k)
         emit_warn("rewrite incomplete", f"{k}: {after} of {before} calls left as they were (an argument form the library "
              "entry does not handle); the others were rewritten. Change the model code of the calls left, or accept them "
              "where they run")
     return out, applied, absent
+
+
+def _decomposed(ep, keys, base):
+    """ep.run_decompositions with the entries of `keys` (on core ATen's table for base "core")."""
+    import torch
+
+    table = torch.export.default_decompositions() if base == "core" else {}
+    for k in keys:
+        table.update(LIBRARY[k].table())
+    return ep.run_decompositions(table)
+
+
+def _symbolic_dims(ep):
+    """{(input name, dim)} of the user inputs' dims that are symbolic (dynamic)."""
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
+    names = set(getattr(getattr(ep, "graph_signature", None), "user_inputs", ()) or ())
+    out = set()
+    for node in ep.graph.nodes:
+        if node.op == "placeholder" and node.name in names:
+            val = node.meta.get("val")
+            for i, n in enumerate(getattr(val, "shape", ())):
+                if not is_concrete_int(n):  # a fixed dim may stay a SymInt holding a constant
+                    out.add((node.name, i))
+    return out
 
 
 def _count(ep, key):
