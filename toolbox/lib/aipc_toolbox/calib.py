@@ -107,23 +107,25 @@ def _typical(sample, statistic):
     return float(statistic(np.concatenate(values)))
 
 
-def off_typical(samples, reference):
-    """Indices of `samples` whose typical magnitude (median |x|; mean |x| when some reference
-    sample has a zero median, as sparse inputs do) lies outside the reference samples' range of
-    it (the same fences as max|x|). A sample whose max|x| alone was far off, brought into range by
-    shrinking it whole, lands far below here: its max was a few extreme values, not its scale."""
-    if len(reference) < MIN_REFERENCE:
-        return []
+def typical_in_range(samples, reference):
+    """Whether the typical magnitude of `samples` as a group (the median over them of each
+    sample's median |x|; mean |x| when some reference sample has a zero median, as sparse inputs
+    do) lies inside the reference samples' range of it (the same fences as max|x|). A sample
+    whose max|x| alone was far off, brought into range by shrinking it whole, lands far below:
+    its max was a few extreme values, not its scale. Judged for the group, since one row of a few
+    features may sit near zero by chance."""
+    if len(reference) < MIN_REFERENCE or not samples:
+        return True
     statistic = np.median
     ref = [_typical(r, statistic) for r in reference]
     if min(ref) <= 0.0:
         statistic = np.mean
         ref = [_typical(r, statistic) for r in reference]
     if max(ref) <= 0.0:
-        return []
+        return True
     low, high = _fences(ref)
-    bits = _bits([_typical(s, statistic) for s in samples])
-    return [i for i, b in enumerate(bits) if b > high or b < low]
+    group = float(np.median(_bits([_typical(s, statistic) for s in samples])))
+    return low <= group <= high
 
 
 def audit(samples, reference=None, reference_name="eval inputs", quiet=False, source="calibration_data", suffix=None):

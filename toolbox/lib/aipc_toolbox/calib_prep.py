@@ -223,10 +223,10 @@ def prepared_outside(fn, samples, outside):
 
 def scoped_candidates(project, samples, reference_name):
     """The project's functions that prepare the reference inputs and, applied only to the
-    calibration samples outside the reference's range, bring every one of them into it on its
-    typical magnitude as well as on max|x| (a step that merely shrinks a sample with a few extreme
-    values leaves its typical values far below the reference's: that sample is an outlier, not an
-    unprepared input): a list of (Transform, the samples outside before)."""
+    calibration samples outside the reference's range, bring every one of them into it on max|x|,
+    and the group into it on typical |x| (a step that merely shrinks samples with a few extreme
+    values leaves their typical values far below the reference's: those are outliers, not
+    unprepared inputs): a list of (Transform, the samples outside before)."""
     from . import calib
 
     reference, steps = _steps(project, reference_name, skip_calibration_steps=False)
@@ -240,7 +240,7 @@ def scoped_candidates(project, samples, reference_name):
         except (ValueError, ImportError, AttributeError):
             continue
         after = calib.audit(prepared, reference, reference_name, quiet=True)
-        if not after.outside and not calib.off_typical([prepared[i] for i in outside], reference):
+        if not after.outside and calib.typical_in_range([prepared[i] for i in outside], reference):
             kept.append((transform, outside))
     return kept
 
