@@ -192,13 +192,17 @@ def to_model_units(rows):
 '''
 
 
+# 40 rows logged in kilo-units, 24 stored in model units already.
+MIXED_KILO = _data(KILO_STEP, "torch.from_numpy(to_model_units(Z[150:] / 1000.0))").replace(
+    "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
+    "    return [(torch.from_numpy(Z[i:i + 1] / 1000.0 if i < 40 else Z[i:i + 1].copy()),) for i in range(64)]")
+
+
 @check
 def a_set_that_mixes_prepared_and_raw_inputs_is_named_as_such():
     # 40 rows logged in kilo-units and 24 stored in model units already: the step brings the 40
     # into range and pushes the 24 out; the line says so.
-    p, module = _project(_data(KILO_STEP, "torch.from_numpy(to_model_units(Z[150:] / 1000.0))").replace(
-        "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
-        "    return [(torch.from_numpy(Z[i:i + 1] / 1000.0 if i < 40 else Z[i:i + 1].copy()),) for i in range(64)]"))
+    p, module = _project(MIXED_KILO)
     assert "if i < 40" in Path(p.root, module + ".py").read_text()
     samples = p.calibration_data()
     reference, name = calib.reference_samples(p)
@@ -210,11 +214,6 @@ def a_set_that_mixes_prepared_and_raw_inputs_is_named_as_such():
     p, module = _project(STANDARDISE)
     samples = p.calibration_data()
     assert "but moves" not in calib_prep.line(calib_prep.candidates(p, samples, name), name)
-
-
-MIXED_KILO = _data(KILO_STEP, "torch.from_numpy(to_model_units(Z[150:] / 1000.0))").replace(
-    "    return [(torch.from_numpy(RAW[i:i + 1].copy()),) for i in range(64)]",
-    "    return [(torch.from_numpy(Z[i:i + 1] / 1000.0 if i < 40 else Z[i:i + 1].copy()),) for i in range(64)]")
 
 
 @check
