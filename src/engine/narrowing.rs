@@ -198,6 +198,9 @@ pub struct Narrowing {
     main_tool: Option<String>,
     /// Tools that succeeded (other than the main tool).
     spent: BTreeSet<String>,
+    /// The toolbox calls that succeeded (other than the main tool), with their arguments: the
+    /// evidence naming one of them again is not followed to it in this attempt.
+    spent_calls: Vec<NamedCall>,
     /// Tools whose call failed twice the same way since the last success.
     failing: BTreeSet<String>,
     /// The main tool succeeded: only `finish_stage` is left.
@@ -288,6 +291,10 @@ impl Narrowing {
                 ));
             }
             self.spent.insert(call.tool.to_string());
+            self.spent_calls.push(NamedCall {
+                tool: call.tool.to_string(),
+                args: serde_json::from_str(call.args).unwrap_or(Value::Null),
+            });
             if let Some(note) = self.follow_named(call) {
                 // What the tool measured names the next call: it comes before a rebuild (the
                 // 270M model, after an analysis printed the call that records its choice,
@@ -298,6 +305,12 @@ impl Narrowing {
                 return None;
             }
             return self.rebuild_after(call.tool);
+        }
+        if self.main_tool.as_deref() == Some(call.tool) {
+            // The rebuild ran: its failure is new evidence, which names the next call (a
+            // second fault behind the one just repaired). The policy, kept to the rebuild,
+            // called export three more times on a failure naming a fix in another file.
+            self.rebuild_only = false;
         }
         let named_note = self.follow_named(call);
         // The same arguments in another key order are the same call (object equality ignores
@@ -404,7 +417,7 @@ impl Narrowing {
         let offered: Vec<&NamedCall> = self
             .named
             .iter()
-            .filter(|c| c.tool == LOAD_SKILL || self.offers_plain(&c.tool))
+            .filter(|c| c.tool == LOAD_SKILL || self.offers_named(c))
             .collect();
         if offered.iter().all(|c| c.tool == LOAD_SKILL) {
             return Vec::new();
@@ -419,6 +432,20 @@ impl Narrowing {
             return named.iter().any(|c| c.tool == tool);
         }
         self.offers_plain(tool)
+    }
+
+    /// Whether a call the evidence names can be offered: a tool spent in this attempt still can
+    /// when the evidence names it with other facts (a second branch, in another file), but not
+    /// the call that succeeded already, nor a tool failing the same way.
+    fn offers_named(&self, named: &NamedCall) -> bool {
+        if named.tool == FINISH {
+            return !self.rebuild_only;
+        }
+        let spent = self
+            .spent_calls
+            .iter()
+            .any(|c| c.tool == named.tool && binds(&named.args, &c.args));
+        !self.finish_only && !self.rebuild_only && !spent && !self.failing.contains(&named.tool)
     }
 
     /// Whether `tool` is offered when no named call narrows the choice.
@@ -542,6 +569,33 @@ mod tests {
         );
         n.after_call(&call("fix_input_feed", true, "diff", true));
         assert!(n.offers("export"), "the inputs changed: export is back");
+    }
+
+    #[test]
+    fn a_failed_rebuild_is_followed_by_the_fix_its_evidence_names() {
+        let mut n = Narrowing::new(Some("export"));
+        let first = fixes(&[r#"fix_branch_to_where {"file": "a.py", "line": 21}"#]);
+        n.follow_evidence(&first);
+        let fix = CallOutcome {
+            args: r#"{"file":"a.py","line":21}"#,
+            ..call("fix_branch_to_where", true, "diff", true)
+        };
+        assert!(n.after_call(&fix).unwrap().contains("call export again"));
+        assert!(n.offers("export") && !n.offers("fix_branch_to_where"));
+        // The rebuild fails on a second branch, in another file.
+        let second = fixes(&[r#"fix_branch_to_where {"file": "b.py", "line": 36}"#]);
+        let rebuild = CallOutcome {
+            fixes: &second,
+            ..call("export", false, "guard b.py:36", false)
+        };
+        assert!(n.after_call(&rebuild).unwrap().contains("b.py"));
+        assert!(n.offers("fix_branch_to_where"));
+        assert!(!n.offers("export"), "the named fix comes first");
+        // A rebuild failing with nothing named leaves the stage's tools, not the rebuild alone.
+        let mut m = Narrowing::new(Some("export"));
+        m.after_call(&call("fix_input_feed", true, "diff", true));
+        m.after_call(&call("export", false, "unclassified", false));
+        assert!(m.offers("read_file") && m.offers("export") && m.offers(FINISH));
     }
 
     #[test]
