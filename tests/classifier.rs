@@ -240,6 +240,14 @@ const CASES: &[Case] = &[
         &[("check", "accuracy"), ("metric", "cosine"), ("measured", "0.4100")]),
     gated(ET, "synthetic/compare-fp32.txt", "accuracy", &["top1_agreement == 1.0=0.1200"], "accuracy.mismatch", "accuracy-mismatch",
         &[("metric", "top1_agreement"), ("measured", "0.1200")]),
+    // The same gate when compare found the model ill-conditioned (ZooBench's efficientvit-b0,
+    // random weights): the model's own rounding, named with the module where it grows.
+    gated(ORT, "probes/ort_num--ill-conditioned-efficientvit.txt", "accuracy", &["cosine >= 0.99=0.9488"],
+        "accuracy.ill_conditioned", "accuracy-mismatch",
+        &[("eager_fp64", "0.986591"), ("artifact_fp64", "0.963587"), ("cosine", "0.948811"), ("module", "stem.in_conv.norm"),
+          ("module_class", "BatchNorm2d"), ("source", "<venv>/lib/python3.11/site-packages/torch/nn/modules/batchnorm.py:176")]),
+    gated(ET, "probes/ort_num--ill-conditioned-efficientvit.txt", "accuracy", &["cosine >= 0.99=0.9488"],
+        "accuracy.ill_conditioned", "accuracy-mismatch", &[("module", "stem.in_conv.norm")]),
     // ---- real toolbox output (h-toolbox scripts on the digits-cnn example, tests/data/toolbox)
     case(ORT, "toolbox/ort-export-dynamo-decompose-failed.txt", "export.dynamo_failed", "export-failed",
         &[("step", "2/3"), ("what", "decompose the FX graph for ONNX compatibility")]),

@@ -10,14 +10,17 @@ depends on its batch is compared batch for batch), then compares the first outpu
   (without labels, against the eager model's classes: task_labels "eager", aipc_toolbox/metrics.py);
 - samples;
 - app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
-  artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py).
+  artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py);
+- conditioning_checked, fp64_eager_cosine, fp64_artifact_cosine, ill_conditioned (and
+  diverging_module / diverging_source): for a float artifact off eager, whether that is the model's
+  own rounding (aipc_toolbox/conditioning.py).
 `--artifact build/model_int8.pte` compares the INT8 artifact.
 """
 import time
 
 import numpy as np
 
-from aipc_toolbox import app_path, emit, metrics
+from aipc_toolbox import app_path, conditioning, emit, metrics
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import eager_outputs, take
 
@@ -52,6 +55,10 @@ def body(a):
         + f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)"
         + ("" if labels is not None else " against the eager model's classes (eval_data has no labels)")
     )
+
+    if not side.get("quantized"):
+        # A float artifact off eager: is it the export, or the model's own rounding?
+        m.update(conditioning.measure(model, inputs, ref[0], out[0], *etcommon.batching(side, inputs[0].shape[0])))
 
     def run_items(items):
         import torch

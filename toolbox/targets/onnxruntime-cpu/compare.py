@@ -9,14 +9,17 @@ artifact in onnxruntime, then compares the first output (the logits):
   (without labels, against the eager model's classes: task_labels "eager", aipc_toolbox/metrics.py);
 - samples;
 - app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
-  artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py).
+  artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py);
+- conditioning_checked, fp64_eager_cosine, fp64_artifact_cosine, ill_conditioned (and
+  diverging_module / diverging_source): for a float artifact off eager, whether that is the model's
+  own rounding (aipc_toolbox/conditioning.py).
 `--artifact build/model_int8.onnx` compares the INT8 artifact (kind: int8).
 """
 import time
 
 import numpy as np
 
-from aipc_toolbox import app_path, emit, metrics
+from aipc_toolbox import app_path, conditioning, emit, metrics
 from aipc_toolbox.project import Project
 from aipc_toolbox.tensors import eager_outputs, take
 
@@ -48,6 +51,10 @@ def body(a):
         + f", accuracy {m['task_acc_ref']:.4f} -> {m['task_acc_target']:.4f} ({m['acc_drop_points']:+.2f} points drop)"
         + ("" if labels is not None else " against the eager model's classes (eval_data has no labels)")
     )
+
+    if not is_quantized(path):
+        # A float artifact off eager: is it the export, or the model's own rounding?
+        m.update(conditioning.measure(model, inputs, ref[0], out[0], *batching(sess)))
 
     def run_items(items):
         return run_many(sess, [feed_dict(sess, [t if isinstance(t, np.ndarray) else t.numpy() for t in item])
