@@ -448,6 +448,16 @@ const CASES: &[Case] = &[
     case(ORT, "probes/onnx_calib--mixed-prepared-and-raw.txt", "quant.calibration_prep",
         "calibration-data", &[("prep", "prep_data_0:to_model_units"), ("prep_outside", "prep_data_0:to_model_units"),
             ("outside", "40"), ("outside_after", "24")]),
+    // A fraction on another unit whose conversion takes the loaded record (no array step to
+    // apply): the calibration function that calls the loader without it (an outside project's
+    // real quantize output).
+    case(ET, "probes/et_calib--loader-step-skipped.txt", "quant.calibration_loader_step",
+        "calibration-data", &[("outside", "3"), ("samples", "9"), ("loader", "bandlab.recordings:load"),
+            ("step", "bandlab.units:to_g"), ("step_file", "bandlab/units.py"), ("step_line", "8"),
+            ("eval_file", "bandlab/data.py"), ("eval_line", "20"), ("eval_function", "session_windows"),
+            ("file", "deploy/calib_sets.py"), ("line", "25"), ("function", "CalibrationSet._stream")]),
+    case(ORT, "probes/et_calib--loader-step-skipped.txt", "quant.calibration_loader_step",
+        "calibration-data", &[("function", "CalibrationSet._stream")]),
     case(ORT, "toolchain-outputs/digits-calib-outlier-calib-scale.onnxruntime-cpu.quantize.txt", "quant.calibration_scale",
         "calibration-data", &[("outside", "64"), ("samples", "64"), ("reference", "eval inputs"), ("ratio", "16")]),
     case(ET, "toolchain-outputs/digits-calib-outlier-calib-scale.executorch-xnnpack.quantize.txt", "quant.calibration_scale",

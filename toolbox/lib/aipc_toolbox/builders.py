@@ -48,8 +48,11 @@ class ProjectProfile:
     def _in_project(self, filename):
         inside = self._files.get(filename)
         if inside is None:
+            # "<frozen importlib._bootstrap>", "<string>": no file, and a relative name that
+            # would resolve inside the project (the current folder) without this test.
             real = os.path.realpath(filename)
-            inside = real.startswith(self.root) and os.sep + "site-packages" + os.sep not in real
+            inside = (not filename.startswith("<") and real.startswith(self.root)
+                      and os.sep + "site-packages" + os.sep not in real)
             self._files[filename] = inside
         return inside
 

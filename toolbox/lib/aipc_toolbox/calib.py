@@ -208,6 +208,18 @@ def checked_samples(project, samples, drop_outliers):
             suffix = calib_prep.line(found, reference_name, scoped)
         elif scoped and not first.set_off:
             partial = calib_prep.partial_line(scoped, len(samples), reference_name, source)
+        else:
+            # No array step of the project brings them into range: a step that takes what a
+            # loader returns (a record with its unit) may be what the calibration path skips.
+            from . import loader_steps
+
+            skipped = loader_steps.missing(project, reference_name)
+            if skipped and first.set_off:
+                suffix = loader_steps.line(skipped, reference_name)
+            elif skipped:
+                partial = (f"{len(first.outside)} of {len(samples)} calibration samples lie outside the "
+                           f"{reference_name}' range and {source} does not prepare them the way the model is fed; "
+                           + loader_steps.line(skipped, reference_name))
     result = audit(samples, reference, reference_name, source=source, suffix=suffix)
     if partial:
         warn("calibration scale", partial)
