@@ -10,7 +10,7 @@ artifact in onnxruntime, then compares the first output (the logits):
 - samples;
 - app_path_checked, app_path_ok, app_acc_target, app_acc_drop_points (and app_acc_eager): the same
   artifact through the app's own feed (aipc.toml app_eval_data, aipc_toolbox/app_path.py);
-- conditioning_checked, fp64_eager_cosine, fp64_artifact_cosine, ill_conditioned (and
+- only when it is measured: conditioning_checked, fp64_eager_cosine, fp64_artifact_cosine, ill_conditioned (and
   diverging_module / diverging_source): for a float artifact off eager, whether that is the model's
   own rounding (aipc_toolbox/conditioning.py).
 `--artifact build/model_int8.onnx` compares the INT8 artifact (kind: int8).
