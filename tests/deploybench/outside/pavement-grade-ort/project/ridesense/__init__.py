@@ -1,0 +1,1 @@
+"""Pavement condition grading from the e-scooter fleet's deck IMU (city road-maintenance feed)."""
