@@ -1,0 +1,1 @@
+"""hivesense: colony-state classification from the hive monitors' mel-energy frames."""

@@ -1,0 +1,1 @@
+"""nirsort: polymer identification for the NIR flake-sorting line (line-scan InGaAs camera, 256 bands)."""
