@@ -72,6 +72,7 @@ NEEDED = {
     "aten.mm.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.cumsum.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.cumprod.default": {"ort": "fail", "et": "fail", "delegated": True},
+    "aten.pad.default": {"ort": "ok", "et": "undelegated", "delegated": True},
 }
 
 
@@ -137,6 +138,25 @@ class Attention(nn.Module):
         q, k, v = (p(x).reshape(b, n, 2, c // 2).transpose(1, 2) for p in (self.q, self.k, self.v))
         y = nn.functional.scaled_dot_product_attention(q, k, v)
         return self.out(y.transpose(1, 2).reshape(b, n, c))
+
+
+class RingPad(nn.Module):
+    """A ring of sensors: a conv with padding_mode="circular", then a reflect pad written with
+    F.pad in a helper before a second conv, and a replicate-padded 2-D conv."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.ring = nn.Conv1d(3, 4, 5, padding=2, padding_mode="circular")
+        self.edge = nn.Conv1d(4, 4, 3)
+        self.plane = nn.Conv2d(1, 2, 3, padding=1, padding_mode="replicate")
+
+    def _mirrored(self, h):
+        return nn.functional.pad(h, (1, 1), mode="reflect")
+
+    def forward(self, x):
+        h = torch.relu(self.edge(self._mirrored(torch.relu(self.ring(x)))))
+        return self.plane(h.reshape(h.shape[0], 1, h.shape[1], h.shape[2])).flatten(1)
 
 
 class CdistHead(nn.Module):
@@ -217,6 +237,7 @@ MODULES = {
     "aten.cumsum.default": lambda: (Fn(lambda s, x: torch.relu(x).cumsum(-1) * 0.5 + torch.cumsum(x, dim=1)), _x(2, 7, 9)),
     # A survival curve: the running product of per-step survival probabilities.
     "aten.cumprod.default": lambda: (Fn(lambda s, x: torch.cumprod(1.0 - torch.sigmoid(x), dim=1) * 2.0), _x(4, 6)),
+    "aten.pad.default": lambda: (RingPad(), _x(2, 3, 16)),
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
        "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5,
@@ -592,6 +613,30 @@ def partial_delegation_names_the_rewritable_op():
     with contextlib.redirect_stdout(buf):
         etcommon.warn_partial(d, ["aten.mean.dim"])
     assert "rewritable op" not in buf.getvalue(), buf.getvalue()
+
+
+@check
+def leftovers_name_the_op_they_were_decomposed_from():
+    """A circular pad lowers to empty/slice_scatter/copy, none a library name: the warning names
+    the aten.pad.default they came from (the nodes' provenance), so rewrite_ops is offered."""
+    if VENV != "et":
+        return
+    import contextlib
+    import io
+
+    import etcommon
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    model, x = MODULES["aten.pad.default"]()
+    edge = to_edge_transform_and_lower(torch.export.export(model.eval(), (x,)), partitioner=[XnnpackPartitioner()])
+    d = etcommon.delegation_summary(edge)
+    assert d["non_delegated_ops"] and not any(rewrites.normalise(op) for op in d["non_delegated_ops"]), d["non_delegated_ops"]
+    assert "aten.pad.default" in d["source_ops"], d["source_ops"]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        etcommon.warn_partial(d)
+    assert 'rewritable op: aten.pad.default (aipc.toml [project] rewrite_ops = ["aten.pad.default"])' in buf.getvalue(), buf.getvalue()
 
 
 if __name__ == "__main__":

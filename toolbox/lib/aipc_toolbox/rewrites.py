@@ -44,6 +44,7 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.scaled_dot_product_attention.default (no mask) | exports and runs | _safe_softmax's any/where left on portable kernels | rtol 1e-5 |
 | aten.unbind.int, aten.select.int | exports and runs | select_copy left on portable kernels | exact          |
 | aten.expand.default (+ expand_as; no copy, or one size-1 dim) | exports and runs | expand_copy left on portable kernels | exact |
+| aten.pad.default (circular, reflect, replicate) | exports and runs                 | slice_scatter/copy/empty left on portable kernels | exact                 |
 | aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
@@ -458,6 +459,49 @@ def _roll(x, shifts, dims=()):
         if s:
             x = torch.cat([x.narrow(d, n - s, s), x.narrow(d, 0, n - s)], d)
     return x if x.dim() else x.clone()
+
+
+def _edge_slices(x, d, lo, hi, mode):
+    """The slices a `mode` pad puts before and after x along dim d (lo and hi wide), each a
+    narrow of x, so no dim size is needed as a number (a dynamic dim stays dynamic)."""
+    import torch
+
+    def one(start):  # the single slice [start, start + 1) along d; start < 0 counts from the end
+        return torch.ops.aten.slice.Tensor(x, d, start, start + 1 if start != -1 else None)
+
+    if mode == "circular":  # the ring: the last lo before, the first hi after
+        before = [torch.ops.aten.slice.Tensor(x, d, -lo, None)] if lo else []
+        after = [torch.ops.aten.slice.Tensor(x, d, 0, hi)] if hi else []
+    elif mode == "reflect":  # mirrored without the edge: x[lo] .. x[1] before, x[-2] .. x[-1-hi] after
+        before = [one(k) for k in range(lo, 0, -1)]
+        after = [one(-2 - k) for k in range(hi)]
+    else:  # replicate: the edge repeated
+        before = [one(0)] * lo
+        after = [one(-1)] * hi
+    return before, after
+
+
+def _pad(x, pad, mode="constant", value=None):
+    """F.pad / a conv's padding_mode: circular, reflect and replicate as slices of the input
+    concatenated around it (ops XNNPACK delegates; torch's own decomposition writes them into an
+    empty tensor with slice_scatter and copy, which stay on the portable kernels); constant as
+    the constant_pad_nd it is."""
+    import torch
+
+    if mode == "constant":
+        return torch.ops.aten.constant_pad_nd.default(x, list(pad), 0.0 if value is None else value)
+    pad = list(pad)
+    if mode not in ("circular", "reflect", "replicate") or len(pad) % 2 or any(not _static(p) or p < 0 for p in pad):
+        return NotImplemented
+    out = x
+    for i in range(len(pad) // 2):  # pad pairs run from the last dim backwards
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        if not lo and not hi:
+            continue
+        d = x.dim() - 1 - i
+        before, after = _edge_slices(out, d, lo, hi, mode)
+        out = _cat5([*before, out, *after], d)
+    return out if out is not x else x.clone()
 
 
 def _as_4d(x, dims):
@@ -989,6 +1033,13 @@ def _gen_roll(g):
             ((_randn(g, 3, 5), [4]), {}), ((_randn(g, 6), [0], [0]), {})]
 
 
+def _gen_pad(g):
+    return [((_randn(g, 2, 3, 9), [2, 2], "circular"), {}), ((_randn(g, 2, 3, 6, 7), [1, 2, 3, 0], "circular"), {}),
+            ((_randn(g, 2, 4, 8), [3, 1], "reflect"), {}), ((_randn(g, 1, 2, 5, 6), [2, 2, 1, 1], "reflect"), {}),
+            ((_randn(g, 2, 3, 7), [4, 2], "replicate"), {}), ((_randn(g, 1, 2, 4, 5), [0, 3, 2, 0], "replicate"), {}),
+            ((_randn(g, 2, 3, 5), [1, 2]), {"value": 0.5}), ((_randn(g, 2, 3, 5), [5, 4], "circular"), {})]
+
+
 def _gen_amax(g):
     return [((_randn(g, 2, 3, 5, 7), [2, 3]), {}), ((_randn(g, 2, 3, 5, 7), [-1]), {"keepdim": True}),
             ((_randn(g, 4, 300), [1]), {}), ((_ties(g, 3, 9, 5), [0, 2]), {}), ((_randn(g, 3, 4),), {})]
@@ -1137,6 +1188,9 @@ _add("aten.unbind.int", _unbind, "unbind as slices viewed without the dim", _gen
 _add("aten.select.int", _select, "select as a slice viewed without the dim", _gen_select)
 _add("aten.expand.default", _expand, "expand as a clone (sizes already match) or a cat of clones of a size-1 dim (doubled and sliced past 5)",
      lambda g: _gen_expand(g) + _gen_expand_long(g), aliases={"aten.expand_as.default": _expand_as})
+_add("aten.pad.default", _pad,
+     "circular, reflect and replicate padding (F.pad, a conv's padding_mode) as slices of the input concatenated around it",
+     _gen_pad)
 _add("aten.amax.default", _amax, "amax over any dims as a max_pool2d over a (1, kept, reduced, 1) view (no NaN)",
      _gen_amax)
 _add("aten.amin.default", _amin, "amin over any dims as -max_pool2d(-x) over a (1, kept, reduced, 1) view (no NaN)",

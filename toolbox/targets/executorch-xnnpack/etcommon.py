@@ -38,6 +38,38 @@ def is_bookkeeping(op):
     return op.startswith(BOOKKEEPING)
 
 
+# Targets of lowered-graph nodes that are not compute left off the delegate.
+_NOT_COMPUTE = ("executorch_call_delegate", "getitem", "sym_size", "sym_numel", "sym_stride", "sym_constrain",
+                "_assert", "_local_scalar_dense")
+
+
+def _origins(node, limit=64):
+    """ATen ops (`aten.pad.default`) a lowered node was derived from, by its `from_node`
+    provenance: the op of the exported graph that a decomposition turned into this node."""
+    out, stack = [], list(node.meta.get("from_node") or [])
+    while stack and len(out) < limit:
+        src = stack.pop()
+        target = str(getattr(src, "target", "") or "")
+        if target.startswith("aten.") and target not in out:
+            out.append(target)
+        stack.extend(getattr(src, "from_node", None) or [])
+    return out
+
+
+def source_ops(graph_module):
+    """The ATen ops the non-delegated compute nodes of a lowered graph come from (their own op
+    and what a decomposition made them from), in graph order: a left-over `slice_scatter` names
+    the `aten.pad.default` it was decomposed from."""
+    out = []
+    for node in graph_module.graph.nodes:
+        if node.op != "call_function" or any(k in str(node.target) for k in _NOT_COMPUTE):
+            continue
+        for op in _origins(node):
+            if op not in out:
+                out.append(op)
+    return out
+
+
 def delegation_summary(edge):
     """Delegation facts of a lowered EdgeProgramManager (get_delegation_info)."""
     from executorch.devtools.backend_debug import get_delegation_info
@@ -60,6 +92,7 @@ def delegation_summary(edge):
         "non_delegated_compute_ops": non_delegated,
         "delegated_ratio": round(delegated / total, 6) if total else 0.0,
         "non_delegated_ops": leftover,
+        "source_ops": source_ops(edge.exported_program().graph_module) if leftover else [],
         "per_op": per_op,
         "summary": info.get_summary().strip(),
     }
@@ -67,13 +100,14 @@ def delegation_summary(edge):
 
 def warn_partial(d, rewritten=()):
     """`aipc-warning: partial delegation: ...`, then `aipc-warning: rewritable op: ...` when a
-    left-over op is in the operator rewrite library (and was not rewritten already)."""
+    left-over op, or the op it was decomposed from (`source_ops`), is in the operator rewrite
+    library (and was not rewritten already)."""
     if d["non_delegated_compute_ops"]:
         warn("partial delegation",
              f"{d['non_delegated_compute_ops']} of {d['compute_ops']} compute ops not delegated: {', '.join(d['non_delegated_ops'])}")
         from aipc_toolbox.rewrites import warn_rewritable
 
-        warn_rewritable(d["non_delegated_ops"], rewritten)
+        warn_rewritable([*d["non_delegated_ops"], *(d.get("source_ops") or ())], rewritten)
 
 
 def io_meta(ep):
