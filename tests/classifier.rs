@@ -458,6 +458,15 @@ const CASES: &[Case] = &[
             ("file", "deploy/calib_sets.py"), ("line", "25"), ("function", "CalibrationSet._stream")]),
     case(ORT, "probes/et_calib--loader-step-skipped.txt", "quant.calibration_loader_step",
         "calibration-data", &[("function", "CalibrationSet._stream")]),
+    // Every sample on the right scale but drawn from one narrow part of the data (the head of a
+    // log recorded in one regime): most eval inputs lie beyond it (an outside project's real
+    // quantize output).
+    case(ORT, "probes/onnx_calib--coverage-one-regime.txt", "quant.calibration_coverage",
+        "calibration-data", &[("beyond", "229"), ("reference_samples", "400"), ("reference", "eval inputs"),
+            ("calibration_max_abs", "0.2449"), ("reference_median_max_abs", "0.776"),
+            ("file", "ridesense/windows.py"), ("function", "calibration_windows")]),
+    case(ET, "probes/onnx_calib--coverage-one-regime.txt", "quant.calibration_coverage",
+        "calibration-data", &[("function", "calibration_windows")]),
     case(ORT, "toolchain-outputs/digits-calib-outlier-calib-scale.onnxruntime-cpu.quantize.txt", "quant.calibration_scale",
         "calibration-data", &[("outside", "64"), ("samples", "64"), ("reference", "eval inputs"), ("ratio", "16")]),
     case(ET, "toolchain-outputs/digits-calib-outlier-calib-scale.executorch-xnnpack.quantize.txt", "quant.calibration_scale",

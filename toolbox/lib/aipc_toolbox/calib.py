@@ -18,6 +18,14 @@ flagged. It prints, whether or not the caller then drops anything (docs/toolbox.
 
     aipc-warning: calibration outlier: sample i max|x| M is Rx the median max|x| m of the reference ...
     aipc-warning: calibration scale: k of n calibration samples ... (set-level: the function must change)
+    aipc-warning: calibration coverage: k of n eval inputs lie more than one bit above every calibration sample ...
+
+The coverage line is the other set-level fault: every calibration sample is on the right scale,
+but the set covers only a narrow part of what the model is evaluated on (one stretch of the
+data, one operating regime, one class). Static INT8 ranges are then set from
+that part and clip the rest. It is judged with the same two constants: most reference samples
+(SET_FRACTION) lie more than one bit (MIN_SPREAD_BITS) above the largest calibration sample,
+i.e. their values would be clipped to less than half.
 
 Without a reference (no eval or example inputs, or fewer than 4 samples) the calibration set is
 compared with itself, which finds a few outliers but cannot see a set on the wrong scale.
@@ -175,6 +183,25 @@ def audit(samples, reference=None, reference_name="eval inputs", quiet=False, so
     return result
 
 
+def coverage(samples, reference, reference_name="eval inputs", source="calibration_data"):
+    """The calibration-coverage line when most `reference` samples lie more than one bit above
+    the largest calibration sample (see the module docstring), else None. Nothing is judged with
+    fewer than MIN_REFERENCE reference samples."""
+    if reference is None or len(reference) < MIN_REFERENCE or not samples:
+        return None
+    cal_max = max(sample_max(s) for s in samples)
+    ref_maxes = np.array([sample_max(r) for r in reference], dtype=np.float64)
+    if cal_max <= 0.0 or not np.any(ref_maxes > 0.0):
+        return None
+    beyond = int(np.sum(_bits(ref_maxes) > float(_bits([cal_max])[0]) + MIN_SPREAD_BITS))
+    if beyond <= SET_FRACTION * len(reference):
+        return None
+    return (f"{beyond} of {len(reference)} {reference_name} lie more than one bit above every calibration sample "
+            f"(largest calibration max|x| {_num(cal_max)}, median {reference_name} max|x| {_num(float(np.median(ref_maxes)))}, "
+            f"largest {_num(float(np.max(ref_maxes)))}): {source} draws its {len(samples)} samples from a narrower part "
+            "of the data than the model is evaluated on, so static INT8 ranges clip the rest")
+
+
 def reference_samples(project):
     """The samples the model is evaluated on, one per batch row: eval_data's inputs, else
     example_inputs; with a name for the messages. None when the project gives neither."""
@@ -224,6 +251,11 @@ def checked_samples(project, samples, drop_outliers):
     if partial:
         warn("calibration scale", partial)
         result.scale_line = partial
+    if not result.scale_line and not result.outside:
+        narrow = coverage(samples, reference, reference_name, source)
+        if narrow:
+            warn("calibration coverage", narrow)
+            result.scale_line = "coverage: " + narrow
     if result.set_off and drop_outliers:
         note("drop_outliers does not apply: most calibration samples are off, so the calibration "
              "function itself must prepare its inputs the way the model is fed")
@@ -236,8 +268,11 @@ def checked_samples(project, samples, drop_outliers):
 
 def calibration_fields(scale_line):
     """inspect's view of an INT8 artifact's calibration: `calibration_ok` 0 when quantize found
-    the whole calibration set on another scale (recorded with the artifact), and that line again,
-    so the build stage's gate fails with the evidence that names the calibration function."""
-    if scale_line:
+    the whole calibration set on another scale or covering a narrow part of the data (recorded
+    with the artifact; a coverage line starts with "coverage: "), and that line again, so the
+    build stage's gate fails with the evidence that names the calibration function."""
+    if scale_line and scale_line.startswith("coverage: "):
+        warn("calibration coverage", scale_line[len("coverage: "):])
+    elif scale_line:
         warn("calibration scale", scale_line)
     return {"calibration_ok": int(not scale_line)}
