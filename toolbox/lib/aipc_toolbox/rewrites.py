@@ -538,6 +538,8 @@ def _mean_dim(x, dim, keepdim=False, dtype=None):
     dims = _dims(dim, x.dim())
     if x.dim() == 4 and dims == [2, 3] and keepdim:
         return NotImplemented  # already the form XNNPACK delegates
+    if any(not _static(x.shape[d]) for d in dims):
+        return NotImplemented  # a dynamic reduced dim: the view's size arithmetic stays on the portable kernels
     return _mean4(x, dims, keepdim)
 
 

@@ -82,7 +82,7 @@ def for_dynamic_batch(inputs, batch, trace_batch=2):
     return rebatch(inputs, trace_batch)
 
 
-def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, extra=()):
+def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, extra=(), auto_extra=False):
     """torch.export `dynamic_shapes` for the example inputs, or None when nothing is dynamic.
 
     batch: dim 0 of every input is one shared Dim "batch" (1..batch_max); seq: dim 1 of every
@@ -90,6 +90,8 @@ def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, ext
     (tokens (B, T), frames (B, T, F), a mask (B, T)). extra: (input index, dim, max) for any other
     dim (aipc.toml dynamic_dims); entries with the same dim and max share one Dim. A dynamic dim
     needs an example size >= 2: torch.export specialises sizes 0 and 1 to constants.
+    auto_extra: the extra dims as Dim.AUTO up to their max instead (torch derives the range the
+    model's code allows; see export_program).
     """
     import torch
 
@@ -121,6 +123,51 @@ def dynamic_shapes(inputs, batch=False, seq=False, batch_max=64, seq_max=64, ext
             raise ToolError(f"dynamic_dims: example input {i} has size {t.shape[d]} in dim {d}: give example_inputs a size "
                             f"between 2 and {high} there (torch.export specialises a size-1 dimension to a constant)")
         key = (d, high)
+        if auto_extra:
+            per_input[i][d] = torch.export.Dim.AUTO(max=high)
+            continue
         shared.setdefault(key, torch.export.Dim(f"dim{d}_{high}", min=1, max=high))
         per_input[i][d] = shared[key]
     return tuple(dims or None for dims in per_input)
+
+
+def export_program(model, inputs, batch=False, seq=False, batch_max=64, seq_max=64, extra=()):
+    """torch.export.export of `model` with the dynamic dims above; returns (program, the
+    dynamic_shapes it was exported with).
+
+    A dim of aipc.toml dynamic_dims is declared 1..max, but a model's code often needs more of
+    it: a conv stack that pools by 4 needs at least 4 frames, and one whose pooled size must not
+    be 1 needs 8. torch.export then refuses the declared range ("Constraints violated ... Not all
+    values of dim2_256 ... satisfy the generated guard ..."), and its suggested fix may itself be
+    short of the guards. So on that refusal the dims are exported again as Dim.AUTO up to their
+    max: torch keeps each dynamic over the range the code allows, which the note prints; the
+    later checks run what the app feeds on it. When the code fixes such a dim to one size, the
+    first refusal is raised (it says why)."""
+    import torch
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int
+
+    from .emit import note
+
+    shapes = dynamic_shapes(inputs, batch, seq, batch_max, seq_max, extra)
+    try:
+        return torch.export.export(model, inputs, dynamic_shapes=shapes), shapes
+    except Exception as exc:  # noqa: BLE001 - only a range refusal on dynamic_dims is retried
+        if not extra or "Constraints violated" not in str(exc) or "specialized it to be a constant" in str(exc):
+            raise  # not a range refusal: torch's message says what the code does with the dim
+        refusal = exc
+    shapes = dynamic_shapes(inputs, batch, seq, batch_max, seq_max, extra, auto_extra=True)
+    ep = torch.export.export(model, inputs, dynamic_shapes=shapes)
+    names = list(getattr(ep.graph_signature, "user_inputs", ()) or ())
+    placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
+    ranges = []
+    for i, d, high in extra:
+        size = placeholders[names[i]].meta["val"].shape[d] if i < len(names) and names[i] in placeholders else None
+        if size is None or is_concrete_int(size):  # the code fixed the dim: the strict export's message says why
+            raise refusal
+        bounds = ep.range_constraints.get(size.node.expr)
+        low, up = (int(bounds.lower), int(bounds.upper)) if bounds is not None else (1, high)
+        ranges.append(f"input {names[i]} dim {d}: {low}..{up}")
+    guards = [line.strip() for line in str(refusal).splitlines() if line.strip().startswith("- Not all values")]
+    note("dynamic_dims: the declared range 1..max does not fit the model's code (" + "; ".join(guards[:3])
+         + f"); exported over the range it allows: {', '.join(ranges)}")
+    return ep, shapes

@@ -98,16 +98,18 @@ def delegation_summary(edge):
     }
 
 
-def warn_partial(d, rewritten=()):
+def warn_partial(d, rewritten=(), offer=True):
     """`aipc-warning: partial delegation: ...`, then `aipc-warning: rewritable op: ...` when a
     left-over op, or the op it was decomposed from (`source_ops`), is in the operator rewrite
-    library (and was not rewritten already)."""
+    library (and was not rewritten already). `offer` False: the partial delegation is printed,
+    no rewrite (the project accepts its ratio)."""
     if d["non_delegated_compute_ops"]:
         warn("partial delegation",
              f"{d['non_delegated_compute_ops']} of {d['compute_ops']} compute ops not delegated: {', '.join(d['non_delegated_ops'])}")
         from aipc_toolbox.rewrites import warn_rewritable
 
-        warn_rewritable([*d["non_delegated_ops"], *(d.get("source_ops") or ())], rewritten)
+        if offer:
+            warn_rewritable([*d["non_delegated_ops"], *(d.get("source_ops") or ())], rewritten)
 
 
 def io_meta(ep):

@@ -22,12 +22,11 @@ import time
 
 from aipc_toolbox import emit, rewrites
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import TRACE_BATCH_MAX, for_dynamic_batch
+from aipc_toolbox.tensors import TRACE_BATCH_MAX, export_program, for_dynamic_batch
 
 
 def body(a):
     import etcommon  # sets QNN_SDK_ROOT before executorch is imported
-    import torch
 
     p = Project()
     dynamic = p["dynamic_batch"] if a["dynamic_batch"] is None else a["dynamic_batch"]
@@ -43,7 +42,7 @@ def body(a):
               + ", ".join(f"{tuple(t.shape)}:{str(t.dtype).replace('torch.', '')}" for t in inputs))
     t0 = time.monotonic()
     traced = for_dynamic_batch(inputs, dynamic, min(p["batch_max"], TRACE_BATCH_MAX))
-    ep = torch.export.export(model, traced, dynamic_shapes=etcommon.dynamic_shapes(traced, dynamic, p["batch_max"], seq, p["seq_max"], p.dynamic_dims(len(traced))))
+    ep, _shapes = export_program(model, traced, dynamic, seq, p["batch_max"], p["seq_max"], p.dynamic_dims(len(traced)))
     ep, applied = rewrites.rewrite_for_export(ep, keys)
     export_s = time.monotonic() - t0
     emit.note(f"torch.export done in {export_s:.2f} s; lowering with XnnpackPartitioner")

@@ -70,14 +70,16 @@ def body(a):
     emit.note(d["summary"])
     for r in d["per_op"]:
         emit.note(f"  {r['op']}: delegated {r['delegated']}, not delegated {r['non_delegated']}")
-    etcommon.warn_partial(d, side.get("rewritten_ops") or ())  # an op already rewritten is not offered again
+    floor = p.get("min_delegated_ratio", 1.0)
+    # an op already rewritten is not offered again, and none when the project accepts this ratio
+    # (the rewrite line would then stand for a gate that passed)
+    etcommon.warn_partial(d, side.get("rewritten_ops") or (), offer=d["delegated_ratio"] < floor)
     out.update({k: v for k, v in d.items() if k not in ("summary",)})
     if side.get("quantized"):
         out.update(_int8_fields(side, p, path))
     out.update({"delegation_known": 1, "quantized": int(bool(side.get("quantized"))),
                 "dynamic_batch": int(bool(side.get("dynamic_batch"))), "batch_max": side.get("batch_max"),
                 "dynamic_seq": int(bool(side.get("dynamic_seq"))), "seq_max": side.get("seq_max")})
-    floor = p.get("min_delegated_ratio", 1.0)
     out["min_delegated_ratio"] = floor
     out["delegation_ok"] = int(d["delegated_ratio"] >= floor and d["compute_ops"] > 0)
     if d["non_delegated_compute_ops"] and out["delegation_ok"]:

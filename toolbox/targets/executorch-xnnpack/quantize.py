@@ -46,7 +46,7 @@ from types import SimpleNamespace
 
 from aipc_toolbox import calib, emit, rewrites
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import TRACE_BATCH_MAX, for_dynamic_batch
+from aipc_toolbox.tensors import TRACE_BATCH_MAX, export_program, for_dynamic_batch
 
 DEFAULT_FORMAT = "static-channel"
 # name: (per-channel weights, dynamic activations)
@@ -240,7 +240,10 @@ def plan(p, a):
     q.inputs = for_dynamic_batch(p.example_inputs(), q.dynamic, min(p["batch_max"], TRACE_BATCH_MAX))
     q.samples = p.calibration_data()
     q.audit, q.kept = calib.checked_samples(p, q.samples, a["drop_outliers"])
-    q.shapes = etcommon.dynamic_shapes(q.inputs, q.dynamic, p["batch_max"], q.seq, p["seq_max"], p.dynamic_dims(len(q.inputs)))
+    # the dynamic dims as export_program takes them; q.shapes is set by capture (the shapes the
+    # float program was captured with, also used to export the converted one)
+    q.dims = (q.dynamic, q.seq, p["batch_max"], p["seq_max"], p.dynamic_dims(len(q.inputs)))
+    q.shapes = None
     q.cal = _batches(q.kept, None if q.dynamic else int(q.inputs[0].shape[0]))
     q.config = _config(q.per_channel, a["observer"], a["moving_average"], q.dyn_act)
     return q
@@ -248,9 +251,7 @@ def plan(p, a):
 
 def capture(q):
     """The float program as quantize captures it (operator rewrites applied): (module, applied)."""
-    import torch
-
-    captured = torch.export.export(q.model, q.inputs, dynamic_shapes=q.shapes)
+    captured, q.shapes = export_program(q.model, q.inputs, *q.dims)
     captured, applied = rewrites.rewrite_for_export(captured, q.keys)
     return captured.module(), applied
 
@@ -263,7 +264,7 @@ def body(a):
     q = plan(p, a)
     out = a["output"]
     keys, fmt, per_channel, dyn_act = q.keys, q.fmt, q.per_channel, q.dyn_act
-    dynamic, seq, inputs, shapes, samples, kept, audit = q.dynamic, q.seq, q.inputs, q.shapes, q.samples, q.kept, q.audit
+    dynamic, seq, inputs, samples, kept, audit = q.dynamic, q.seq, q.inputs, q.samples, q.kept, q.audit
     found, maxes, median = audit.outliers, audit.maxes, audit.median
     excluded = float_nodes(p, a)
     emit.note(f"PT2E int8 {fmt}: XNNPACKQuantizer, dynamic batch {bool(dynamic)}, dynamic seq {bool(seq)}, per_channel {per_channel}, "
@@ -283,7 +284,7 @@ def body(a):
                   f"{floor['under_floor']} of {floor['activation_tensors']} activation tensors span less than the "
                   f"observers' smallest scale ({floor['config_eps']:.3g}) x 255 (the smallest spans "
                   f"{floor['smallest_range']:.3g}): calibrated again with eps {floor['observer_eps']:.3g}")
-    ep = torch.export.export(converted, inputs, dynamic_shapes=shapes)
+    ep = torch.export.export(converted, inputs, dynamic_shapes=q.shapes)
     quant_s = time.monotonic() - t0
     emit.note(f"calibrated and converted in {quant_s:.2f} s; lowering with XnnpackPartitioner")
     side = etcommon.lower_and_save(ep, out, {**({"rewrite_ops": keys, "rewritten_ops": applied} if keys else {}),

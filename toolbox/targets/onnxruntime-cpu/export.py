@@ -32,7 +32,7 @@ import time
 
 from aipc_toolbox import emit, rewrites
 from aipc_toolbox.project import Project
-from aipc_toolbox.tensors import dynamic_shapes, for_dynamic_batch
+from aipc_toolbox.tensors import dynamic_shapes, export_program, for_dynamic_batch
 
 
 def body(a):
@@ -68,8 +68,9 @@ def body(a):
         if exporter == "torchscript":
             _export_traced(torch, model, inputs, out, opset, names, out_names, dyn, a["external_data"])
         else:
-            if keys:
-                ep = torch.export.export(model, inputs, dynamic_shapes=dyn)
+            extra = p.dynamic_dims(len(inputs))
+            if keys or extra:  # captured here: the rewrites, or the range dynamic_dims' code allows
+                ep, dyn = export_program(model, inputs, dynamic, seq, p["batch_max"], p["seq_max"], extra)
                 model, applied = rewrites.rewrite_for_export(ep, keys)
             torch.onnx.export(
                 model, inputs, out, dynamo=True, opset_version=opset, input_names=names,
