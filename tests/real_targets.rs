@@ -466,7 +466,8 @@ fn digits_preprocess_float64_feed_is_repaired_on_onnxruntime_cpu() {
 }
 
 /// wave-transformer: the app streams 6..32 frames, the static export fixes 16; inspect sees it
-/// and `export {"dynamic_seq": true}` repairs it (the INT8 build then quantizes that model).
+/// and `dynamic_seq = true` set in aipc.toml, then `export`, repairs it (the INT8 build then
+/// quantizes that model).
 #[test]
 fn wave_transformer_fixed_sequence_is_repaired_on_onnxruntime_cpu() {
     checks_first_fault_is_repaired(

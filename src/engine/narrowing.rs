@@ -25,8 +25,8 @@
 //! with other arguments. Each attempt starts with every tool offered again.
 //!
 //! **Evidence-guided choice.** Classified evidence lists candidate fixes, and some of them are
-//! exact calls (`export {"dynamic_batch": true}`, `quantize {"drop_outliers": true}`,
-//! `load_skill ort-static-quantization`). After a failure whose evidence names such calls — a
+//! exact calls (`set_project_option {"key": "dynamic_batch", "value": true}`,
+//! `quantize {"drop_outliers": true}`, `load_skill ort-static-quantization`). After a failure whose evidence names such calls — a
 //! repair attempt's evidence, or a toolbox call that failed in this attempt — the next turns offer
 //! only those calls, the arguments the evidence shows bound in the schema and the tool's other
 //! required arguments left for the model to write ([`bind_facts`]), until the model makes one
