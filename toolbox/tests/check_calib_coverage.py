@@ -1,3 +1,5 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
 """Checks of the calibration-coverage line (aipc_toolbox/calib.py coverage): a calibration set
 whose samples are all on the right scale but drawn from a narrow part of the data (one regime,
 one class, one stretch of a recording) is named, with the calibration function, so the build
@@ -13,7 +15,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main
+from checklib import ROOT, check, main, write_data_project
 
 sys.path.insert(0, str(ROOT / "toolbox" / "lib"))
 
@@ -136,19 +138,7 @@ def build():
 def quantize_names_the_calibration_function_of_a_project():
     d = tempfile.mkdtemp(prefix="calib-coverage-")
     Path(d, "ride_data.py").write_text(textwrap.dedent(DATA))
-    Path(d, "aipc.toml").write_text(textwrap.dedent('''\
-        target = "onnxruntime-cpu"
-
-        [project]
-        model = "ride_data:build"
-        example_inputs = "ride_data:example"
-        eval_data = "ride_data:evaluation"
-        calibration_data = "ride_data:calibration"
-        input_names = ["x"]
-        output_names = ["y"]
-        opset = 18
-        quantize = "int8"
-    '''))
+    write_data_project(d, "ride_data")
     p = Project(d)
     audit, kept = calib.checked_samples(p, p.calibration_data(), False)
     assert len(kept) == 64 and audit.scale_line, audit.scale_line

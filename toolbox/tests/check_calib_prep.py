@@ -18,7 +18,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from checklib import ROOT, check, main, raises, run_script
+from checklib import ROOT, check, main, raises, run_script, write_data_project
 
 from aipc_toolbox import calib, calib_prep  # noqa: E402
 from aipc_toolbox.project import Project  # noqa: E402
@@ -48,19 +48,7 @@ def _project(data_src, extra_toml=""):
             torch.manual_seed(0)
             return torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).eval()
     '''))
-    Path(d, "aipc.toml").write_text(textwrap.dedent(f'''\
-        target = "onnxruntime-cpu"
-
-        [project]
-        model = "{module}:build"
-        example_inputs = "{module}:example"
-        eval_data = "{module}:evaluation"
-        calibration_data = "{module}:calibration"
-        input_names = ["x"]
-        output_names = ["y"]
-        opset = 18
-        quantize = "int8"
-    ''') + extra_toml.replace("MODULE", module))
+    write_data_project(d, module, extra_toml.replace("MODULE", module))
     return Project(d), module
 
 

@@ -1,3 +1,5 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu executorch-xnnpack
 """Checks of aipc_toolbox.tensors.export_program: a dim of aipc.toml dynamic_dims is declared
 1..max; when the model's code needs a narrower range (a pool needs a few frames) the export keeps
 the dim dynamic over the range the code allows and says so; when the code fixes the dim, the

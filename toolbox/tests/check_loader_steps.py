@@ -19,7 +19,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main
+from checklib import ROOT, check, main, write_data_project
 
 from aipc_toolbox import calib, loader_steps  # noqa: E402
 from aipc_toolbox.project import Project  # noqa: E402
@@ -108,18 +108,7 @@ def _project(calibration_src, calib_sessions, store=STORE):
     d = tempfile.mkdtemp(prefix="loader-steps-")
     Path(d, module + ".py").write_text(textwrap.dedent(store).replace("CALIB", calib_sessions)
                                        + textwrap.dedent(calibration_src))
-    Path(d, "aipc.toml").write_text(textwrap.dedent(f'''\
-        target = "onnxruntime-cpu"
-
-        [project]
-        model = "{module}:build"
-        example_inputs = "{module}:example"
-        eval_data = "{module}:evaluation"
-        calibration_data = "{module}:calibration"
-        input_names = ["x"]
-        output_names = ["y"]
-        quantize = "int8"
-    '''))
+    write_data_project(d, module)
     return Project(d), module
 
 

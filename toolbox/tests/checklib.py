@@ -21,6 +21,26 @@ from aipc_toolbox.emit import ToolError  # noqa: E402
 
 CHECKS = []
 
+
+def write_data_project(folder, module, extra=""):
+    """aipc.toml for a small ONNX Runtime INT8 project whose `module` holds build, example,
+    evaluation and calibration (input x, output y), with `extra` lines after them."""
+    import textwrap
+
+    Path(folder, "aipc.toml").write_text(textwrap.dedent(f'''\
+        target = "onnxruntime-cpu"
+
+        [project]
+        model = "{module}:build"
+        example_inputs = "{module}:example"
+        eval_data = "{module}:evaluation"
+        calibration_data = "{module}:calibration"
+        input_names = ["x"]
+        output_names = ["y"]
+        opset = 18
+        quantize = "int8"
+    ''') + extra)
+
 # The data functions of the small MLP projects the INT8 checks write into net.py, after their own
 # `build()` (16 inputs): fixed-seed rows, the example batch, a held-out set labelled by the model
 # itself, and calibration batches.

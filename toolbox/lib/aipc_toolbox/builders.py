@@ -38,8 +38,10 @@ def holds_array(value):
 
 
 class ProjectProfile:
-    """A profile hook (`sys.setprofile`) that sees only the project's own code: subclasses
-    implement `_hook(frame, event, arg)` and call `_in_project(filename)`; `with` installs it."""
+    """A profile hook (`sys.setprofile`) that sees only the project's own code: it passes the
+    call and return events of the project's named functions (not a comprehension, lambda or
+    module body) to `_project_event(frame, event, arg)`, which subclasses implement (they may
+    call `_in_project(filename)` for other frames); `with` installs it."""
 
     def __init__(self, root):
         self.root = os.path.realpath(root) + os.sep
@@ -57,6 +59,14 @@ class ProjectProfile:
         return inside
 
     def _hook(self, frame, event, arg):
+        if event not in ("call", "return"):
+            return
+        code = frame.f_code
+        if code.co_name.startswith("<") or not self._in_project(code.co_filename):
+            return
+        self._project_event(frame, event, arg)
+
+    def _project_event(self, frame, event, arg):
         raise NotImplementedError
 
     def _clear_project_caches(self):
@@ -93,12 +103,10 @@ class Trace(ProjectProfile):
         super().__init__(root)
         self.returns = []
 
-    def _hook(self, frame, event, arg):
+    def _project_event(self, frame, event, arg):
         if event != "return" or arg is None or len(self.returns) >= MAX_RETURNS:
             return
         code = frame.f_code
-        if not self._in_project(code.co_filename) or code.co_name.startswith("<"):
-            return  # not the project's, or a comprehension / lambda inside a function that is
         qualname = getattr(code, "co_qualname", code.co_name)
         if qualname.startswith(CONFORM):
             # fix_input_feed's decorator: what its wrapper returns, the decorated function built

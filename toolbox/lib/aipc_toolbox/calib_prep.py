@@ -89,12 +89,8 @@ class TransformTrace(ProjectProfile):
                     return scope["__name__"], name + attribute
         return None
 
-    def _hook(self, frame, event, arg):
-        if event not in ("call", "return"):
-            return
+    def _project_event(self, frame, event, arg):
         code = frame.f_code
-        if code.co_name.startswith("<") or not self._in_project(code.co_filename):
-            return
         if event == "call":
             self._calls += 1
             if self._calls > MAX_CALLS or code.co_argcount < 1:

@@ -60,12 +60,8 @@ class FlowTrace(ProjectProfile):
         return Function(f"{module}:{getattr(code, 'co_qualname', code.co_name)}",
                         os.path.relpath(os.path.realpath(code.co_filename), self.root), code.co_firstlineno)
 
-    def _hook(self, frame, event, arg):
-        if event not in ("call", "return"):
-            return
+    def _project_event(self, frame, event, arg):
         code = frame.f_code
-        if code.co_name.startswith("<") or not self._in_project(code.co_filename):
-            return
         caller = frame.f_back
         # A comprehension, generator expression or lambda is part of the function that holds it.
         while caller is not None and caller.f_code.co_name.startswith("<") and caller.f_code.co_name != "<module>":
