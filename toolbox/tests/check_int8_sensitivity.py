@@ -224,6 +224,28 @@ def a_set_that_keeps_every_quantized_node_in_float_never_passes():
 
 
 @check
+def groups_the_passing_set_does_not_need_go_back_to_int8():
+    """The worst-first search keeps the 3 worst groups in float (the 2 worst fail); only the
+    third matters to accuracy: pruning puts the other two back in INT8."""
+    import numpy as np
+
+    from aipc_toolbox import int8_choice
+
+    ref = [np.eye(4)]
+
+    def outputs(nodes):
+        return [ref[0] if "c" in nodes else np.ones((4, 4))]
+
+    a = {"min_cosine": 0.95, "min_top1_agreement": 0.98, "max_acc_drop_points": 1.0}
+    groups = [["a"], ["b"], ["c"], ["d"], ["e"]]
+    k, tried, builds = int8_choice.fewest_in_float(groups, ["base"], 5, lambda nodes: list(nodes), outputs, ref, None, a,
+                                                   ["a", "b", "c", "d", "e"])
+    assert k == 3, (k, tried)
+    assert builds[3][1] == ["base", "c"], builds[3]
+    assert tried[3]["passes"] == 1 and tried[3]["pruned"] == [2, 1] and tried[3]["unpruned_float_nodes"] == 4, tried[3]
+
+
+@check
 def the_choice_is_measured_with_the_calibration_quantize_rebuilds_with():
     project(extra="")
     tool("quantize.py", {"moving_average": True} if TARGET_NAME == "onnxruntime-cpu" else {"observer": "minmax"})

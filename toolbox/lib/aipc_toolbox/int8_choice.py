@@ -114,35 +114,55 @@ def counts(limit):
     return out + [limit]
 
 
+# The most builds the pruning pass of a mixed-precision search makes (each is a quantize and an
+# eval run): a bound on its time, not a threshold on the result.
+PRUNE_TRIES = 8
+
+
 def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantized_nodes=()):
     """Accuracy-controlled mixed precision: keep the first k `groups` (node lists, the worst first)
     in float beside `base`, for k = 1, 2, 4, ... then bisect to the fewest k that passes the
-    thresholds in `a`. `build(nodes)` builds an INT8 artifact with `nodes` in float and returns
-    its path; `outputs(path)` runs it on the eval inputs. A set that keeps every node of
+    thresholds in `a`; then prune: each of those k groups, the least bad first, is put back in
+    INT8 when the set still passes without it (the per-layer score ranks what a layer's own
+    error looks like, not what the task loses, so the worst k may hold layers the model does not
+    need in float). `build(nodes)` builds an INT8 artifact with `nodes` in float and returns its
+    path; `outputs(path)` runs it on the eval inputs. A set that keeps every node of
     `quantized_nodes` (the scored ones) in float is no INT8 model and never passes (measured: a
     search that reached it "passed" with cosine 1.0 and an artifact without one INT8 node).
-    Returns (k or None, {k: metrics}, {k: (path, nodes)})."""
+    Returns (k or None, {k: metrics}, {k: (path, nodes)}); after pruning, builds[k] is the pruned
+    set and tried[k]["pruned"] lists the groups put back in INT8."""
     tried, builds = {}, {}
     every_quantized = set(quantized_nodes)
 
-    def attempt(k):
-        if k in tried:
-            return tried[k]["passes"]
+    def nodes_of(indices):
         nodes = list(base)
-        for group in groups[:k]:
-            nodes += [n for n in group if n not in nodes]
+        for i in indices:
+            nodes += [n for n in groups[i] if n not in nodes]
+        return nodes
+
+    def measure(nodes, label):
+        """Build and compare `nodes` in float; (row, path), row None when no INT8 node is left."""
         if every_quantized and every_quantized <= set(nodes):
-            emit.note(f"the {k} worst kept in float ({len(nodes)} node(s)) leave no node in INT8: not a mixed precision")
-            tried[k] = {"passes": 0, "float_nodes": len(nodes), "no_int8_left": 1}
-            return 0
+            emit.note(f"{label} ({len(nodes)} node(s)) leave no node in INT8: not a mixed precision")
+            return None, None
         path = build(nodes)
         m = metrics.compare(ref[0], outputs(path)[0], labels)
         row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}
         row["passes"], row["float_nodes"] = int(passes(m, a)), len(nodes)
-        tried[k], builds[k] = row, (path, nodes)
-        emit.note(f"the {k} worst kept in float ({len(nodes)} node(s)): cosine {row['cosine']:.4f}, top-1 agreement "
+        emit.note(f"{label} ({len(nodes)} node(s)): cosine {row['cosine']:.4f}, top-1 agreement "
                   f"{row['top1_agreement']:.4f}" + (f", {row['acc_drop_points']:+.2f} points drop" if "acc_drop_points" in row else "")
                   + ("" if row["passes"] else " — fails the accuracy thresholds"))
+        return row, path
+
+    def attempt(k):
+        if k in tried:
+            return tried[k]["passes"]
+        nodes = nodes_of(range(k))
+        row, path = measure(nodes, f"the {k} worst kept in float")
+        if row is None:
+            tried[k] = {"passes": 0, "float_nodes": len(nodes), "no_int8_left": 1}
+            return 0
+        tried[k], builds[k] = row, (path, nodes)
         return row["passes"]
 
     low, high = 0, None
@@ -158,7 +178,29 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
                 high = mid
             else:
                 low = mid
+    if high is not None and high > 1:
+        _prune(high, tried, builds, nodes_of, measure)
     return high, tried, builds
+
+
+def _prune(k, tried, builds, nodes_of, measure):
+    """Put back in INT8 each of the k groups (the least bad first, at most PRUNE_TRIES tries)
+    whose removal keeps the set passing; updates tried[k] and builds[k] when any is."""
+    kept, dropped = list(range(k)), []
+    for i in list(reversed(range(k)))[:PRUNE_TRIES]:
+        if len(kept) == 1:
+            break
+        trial = [j for j in kept if j != i]
+        row, path = measure(nodes_of(trial), f"without the group ranked {i + 1}")
+        if row is not None and row["passes"]:
+            kept, best = trial, (row, path, nodes_of(trial))
+            dropped.append(i + 1)
+    if dropped:
+        row, path, nodes = best
+        tried[k] = {**row, "pruned": dropped, "unpruned_float_nodes": tried[k]["float_nodes"]}
+        builds[k] = (path, nodes)
+        emit.note(f"pruned: the groups ranked {dropped} went back to INT8 and the set still passes: "
+                  f"{len(nodes)} node(s) in float")
 
 
 # What the per-layer report may keep of one model's intermediate tensors: it saves every tensor of
@@ -213,7 +255,8 @@ def mixed_precision_result(report_path, report, scored, found, a, artifact, fmt)
     report["float_nodes"] = nodes
     with open(report_path, "w") as f:
         json.dump(report, f, indent=1)
-    emit.note(f"{artifact}: {fmt} with {len(nodes)} node(s) in float, the fewest of the worst that pass (report: {report_path})")
+    how = "the fewest of the worst that pass" + (", then pruned" if tried[high].get("pruned") else "")
+    emit.note(f"{artifact}: {fmt} with {len(nodes)} node(s) in float, {how} (report: {report_path})")
     record = "set_project_option " + json.dumps({"key": "int8_float_nodes", "value": sorted(nodes)})
     emit.note(f"record the choice so every quantize keeps it: {record}, then quantize {{}}")
     # The engine offers the calls a result names next (docs/toolbox.md, "next_calls").

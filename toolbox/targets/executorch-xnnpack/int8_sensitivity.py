@@ -14,7 +14,8 @@ The onnxruntime-cpu tool of the same name does this on ONNX graphs; here the gra
 2. Accuracy-controlled mixed precision: the nodes that lose the most are kept in float
    (quantize's nodes_to_exclude: the XNNPACK quantizer's filter skips them), 1, 2, 4, ... then the
    fewest that pass, each one a real .pte (quantize's own code) compared with the eager model on
-   eval_data at the INT8 gates' thresholds. The passing one becomes build/model_int8.pte, its
+   eval_data at the INT8 gates' thresholds; then each of those is put back in INT8 when the set
+   still passes without it (int8_choice.fewest_in_float). The passing one becomes build/model_int8.pte, its
    sidecar recording the float nodes and that this tool chose them; inspect then asks for the
    choice to be recorded in aipc.toml (`int8_float_nodes`).
 

@@ -12,7 +12,8 @@ kept in float that bring the INT8 model within the accuracy thresholds.
 2. Accuracy-controlled mixed precision: the nodes with the worst score are kept in float
    (quantize's nodes_to_exclude), 1, 2, 4, ... of them, then the fewest that pass, each build
    compared with the eager model on eval_data at the INT8 gates' thresholds, until one passes or
-   max_float_nodes is reached. The passing build becomes build/model_int8.onnx, recording which
+   max_float_nodes is reached; then each of those is put back in INT8 when the set still passes
+   without it (int8_choice.fewest_in_float: a layer's own error does not say what the task loses). The passing build becomes build/model_int8.onnx, recording which
    nodes are float and that this tool chose them (`aipc.chosen_by`); inspect then asks for the
    choice to be recorded in aipc.toml (`int8_float_nodes`), so quantize builds it again.
 
