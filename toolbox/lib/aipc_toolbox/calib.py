@@ -211,10 +211,12 @@ def reference_samples(project):
     return per_row(project.example_inputs()), "example inputs"
 
 
-def checked_samples(project, samples, drop_outliers):
+def checked_samples(project, samples, drop_outliers, quiet=False):
     """What both quantize scripts do with the project's calibration samples: audit them against
     the reference, say what is kept and why, and drop the outliers when asked (never a whole set
-    on the wrong scale: that is the calibration function's fault). Returns (audit, kept)."""
+    on the wrong scale: that is the calibration function's fault). Returns (audit, kept).
+    quiet: a dynamic format, which uses no calibration: the figures are measured, nothing is
+    printed (a line about the calibration set would name a repair that format does not need)."""
     reference, reference_name = reference_samples(project)
     file, function = project.spec_file("calibration_data")
     source = f"calibration_data ({file} {function}())"
@@ -247,7 +249,10 @@ def checked_samples(project, samples, drop_outliers):
                 partial = (f"{len(first.outside)} of {len(samples)} calibration samples lie outside the "
                            f"{reference_name}' range and {source} does not prepare them the way the model is fed; "
                            + loader_steps.line(skipped, reference_name))
-    result = audit(samples, reference, reference_name, source=source, suffix=suffix)
+    result = audit(samples, reference, reference_name, quiet=quiet, source=source, suffix=suffix)
+    if quiet:
+        dropped = set(result.droppable()) if drop_outliers else set()
+        return result, [s for i, s in enumerate(samples) if i not in dropped]
     if partial:
         warn("calibration scale", partial)
         result.scale_line = partial

@@ -239,7 +239,7 @@ def plan(p, a):
     q.model = p.load_model()
     q.inputs = for_dynamic_batch(p.example_inputs(), q.dynamic, min(p["batch_max"], TRACE_BATCH_MAX))
     q.samples = p.calibration_data()
-    q.audit, q.kept = calib.checked_samples(p, q.samples, a["drop_outliers"])
+    q.audit, q.kept = calib.checked_samples(p, q.samples, a["drop_outliers"], quiet=q.dyn_act)
     # the dynamic dims as export_program takes them; q.shapes is set by capture (the shapes the
     # float program was captured with, also used to export the converted one)
     q.dims = (q.dynamic, q.seq, p["batch_max"], p["seq_max"], p.dynamic_dims(len(q.inputs)))

@@ -179,14 +179,14 @@ def recorded_calibration(path, note=True):
     return previous, calib
 
 
-def calibration_feeds(p, src, drop_outliers):
-    """The project's calibration samples as feeds for `src`, audited (aipc_toolbox/calib.py);
-    returns (feeds, audit, samples given, samples kept)."""
+def calibration_feeds(p, src, drop_outliers, quiet=False):
+    """The project's calibration samples as feeds for `src`, audited (aipc_toolbox/calib.py;
+    `quiet` for a dynamic format, which uses none); returns (feeds, audit, samples given, samples kept)."""
     from aipc_toolbox import calib
     from ortcommon import fixed_batch, session
 
     samples = p.calibration_data()
-    audit, kept = calib.checked_samples(p, samples, drop_outliers)
+    audit, kept = calib.checked_samples(p, samples, drop_outliers, quiet)
     sess = session(src)
     names = [i.name for i in sess.get_inputs()]
     fixed = fixed_batch(sess)

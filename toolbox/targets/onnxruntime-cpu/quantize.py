@@ -34,7 +34,7 @@ def body(a):
     p = Project()
     fmt = a["format"] or project_format(p)
     dynamic = FORMATS[fmt][4]
-    feeds, audit, given, kept = calibration_feeds(p, src, a["drop_outliers"])
+    feeds, audit, given, kept = calibration_feeds(p, src, a["drop_outliers"], quiet=dynamic)
     found, maxes, median = audit.outliers, audit.maxes, audit.median
     calib = {k: a[k] for k in ("method", "moving_average", "percentile", "nodes_to_exclude", "drop_outliers")}
     # aipc.toml int8_float_nodes (the mixed precision int8_sensitivity chose) is always kept in float.
