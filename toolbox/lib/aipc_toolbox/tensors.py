@@ -156,7 +156,10 @@ def export_program(model, inputs, batch=False, seq=False, batch_max=64, seq_max=
             raise  # not a range refusal: torch's message says what the code does with the dim
         refusal = exc
     shapes = dynamic_shapes(inputs, batch, seq, batch_max, seq_max, extra, auto_extra=True)
-    ep = torch.export.export(model, inputs, dynamic_shapes=shapes)
+    try:
+        ep = torch.export.export(model, inputs, dynamic_shapes=shapes)
+    except Exception:  # noqa: BLE001 - the first refusal names the dims and the guards: raise that one
+        raise refusal from None
     names = list(getattr(ep.graph_signature, "user_inputs", ()) or ())
     placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
     ranges = []

@@ -38,11 +38,6 @@ def is_bookkeeping(op):
     return op.startswith(BOOKKEEPING)
 
 
-# Targets of lowered-graph nodes that are not compute left off the delegate.
-_NOT_COMPUTE = ("executorch_call_delegate", "getitem", "sym_size", "sym_numel", "sym_stride", "sym_constrain",
-                "_assert", "_local_scalar_dense")
-
-
 def _origins(node, limit=64):
     """ATen ops (`aten.pad.default`) a lowered node was derived from, by its `from_node`
     provenance: the op of the exported graph that a decomposition turned into this node."""
@@ -62,7 +57,8 @@ def source_ops(graph_module):
     the `aten.pad.default` it was decomposed from."""
     out = []
     for node in graph_module.graph.nodes:
-        if node.op != "call_function" or any(k in str(node.target) for k in _NOT_COMPUTE):
+        # a node's name spells its op as the delegation report does (aten_sym_size_int, getitem_2)
+        if node.op != "call_function" or is_bookkeeping(node.name):
             continue
         for op in _origins(node):
             if op not in out:
