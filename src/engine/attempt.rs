@@ -46,6 +46,7 @@ impl Engine {
             narrowing::Narrowing::new(stage.main_tool.as_deref())
         };
         if let Some(evidence) = evidence {
+            self.narrowing.saw_evidence();
             let made = self.narrowing.follow_evidence(&evidence.candidate_fixes);
             if !made.is_empty() {
                 let calls: Vec<String> = made

@@ -15,14 +15,19 @@
 //!   codemods and skills and never rebuilt; offered `finish_stage` beside the main tool, it
 //!   finished with no artifact); in a stage without a main tool only `finish_stage` is left;
 //! - a call failed exactly like the previous call (same tool, arguments and outcome): that tool
-//!   is withdrawn until a call changes the project's files.
+//!   is withdrawn until a call changes the project's files (a built-in tool: until a call
+//!   succeeds);
+//! - until the stage has seen evidence (a retry's classified failure, or a toolbox call that
+//!   failed or named its next call), the main tool is offered with its required arguments only:
+//!   its optional arguments override the project's settings for a repair, and there is none to
+//!   make yet.
 //!
 //! - a toolbox tool succeeded and its JSON result names the calls that apply what it measured
 //!   (`next_calls`, e.g. the `set_project_option` that records an analysis's choice): those
 //!   calls are offered next, as evidence's named calls are (below), before any rebuild.
 //!
-//! Only toolbox tools are withdrawn: a built-in tool (`run`, `read_file`, …) does something else
-//! with other arguments. Each attempt starts with every tool offered again.
+//! Only toolbox tools are withdrawn for good: a built-in tool (`run`, `read_file`, …) does
+//! something else with other arguments. Each attempt starts with every tool offered again.
 //!
 //! **Evidence-guided choice.** Classified evidence lists candidate fixes, and some of them are
 //! exact calls (`set_project_option {"key": "dynamic_batch", "value": true}`,
@@ -211,6 +216,17 @@ pub struct Narrowing {
     /// The calls the latest evidence names, offered alone until one (other than `load_skill`)
     /// is made.
     named: Vec<NamedCall>,
+    /// Evidence was seen in this stage: a retry's classified evidence, or a toolbox call that
+    /// failed or named a next call in this attempt. Until then the main tool is offered with
+    /// its required arguments only: its optional arguments are overrides for a repair, and with
+    /// no evidence there is nothing to repair (the 270M model, starting a build stage with every
+    /// argument offered, called quantize with `nodes_to_exclude` "0".."15" three times).
+    evidence_seen: bool,
+    /// Built-in tools whose call failed twice the same way: withdrawn until a call succeeds (a
+    /// built-in does something else with other arguments, so one success is enough). The 270M
+    /// model read the same missing file three times.
+    failing_builtin: BTreeSet<String>,
+    last_builtin_failure: Option<(String, Value, String)>,
     /// The named calls made in this stage so far (this attempt and the earlier ones): the
     /// evidence is not followed to them again. A stage is retried only after its checks failed,
     /// so a named call made in an earlier attempt did not repair it (the deterministic policy
@@ -232,8 +248,14 @@ impl Narrowing {
         Narrowing {
             main_tool: main_tool.map(str::to_string),
             made: std::mem::take(&mut self.made),
+            evidence_seen: true,
             ..Narrowing::default()
         }
+    }
+
+    /// The attempt starts with evidence (a classified failure of the stage's checks).
+    pub fn saw_evidence(&mut self) {
+        self.evidence_seen = true;
     }
 
     /// Whether `fixes` name a call (other than `load_skill`) this stage has not made yet: a
@@ -262,6 +284,12 @@ impl Narrowing {
             return None;
         }
         let was_named = self.take_named(call);
+        if call.ok {
+            self.failing_builtin.clear();
+        }
+        if call.toolbox && (!call.ok || !call.fixes.is_empty()) {
+            self.evidence_seen = true;
+        }
         if call.ok && call.changed_files {
             // The inputs changed: what failed before may work now.
             self.failing.clear();
@@ -277,7 +305,7 @@ impl Narrowing {
             if was_named && call.ok && call.changed_files {
                 return self.rebuild_after(call.tool);
             }
-            return None;
+            return self.builtin_failure(call);
         }
         if call.ok {
             self.last_failure = None;
@@ -327,6 +355,28 @@ impl Narrowing {
         Some(format!(
             "{} failed twice the same way, so it is not offered again until a call changes the \
              project. Apply the fix the evidence names.",
+            call.tool
+        ))
+    }
+
+    /// A built-in call that failed exactly like the previous built-in failure: its tool is
+    /// withdrawn until a call succeeds; the sentence that says so.
+    fn builtin_failure(&mut self, call: &CallOutcome<'_>) -> Option<String> {
+        if call.ok {
+            return None;
+        }
+        let args = serde_json::from_str::<Value>(call.args)
+            .unwrap_or_else(|_| Value::String(call.args.to_string()));
+        let key = (call.tool.to_string(), args, call.observed.to_string());
+        let repeated = self.last_builtin_failure.as_ref() == Some(&key);
+        self.last_builtin_failure = Some(key);
+        if !repeated {
+            return None;
+        }
+        self.failing_builtin.insert(call.tool.to_string());
+        Some(format!(
+            "{} failed twice the same way, so it is not offered again until a call succeeds. \
+             Read the observation: it says what is there.",
             call.tool
         ))
     }
@@ -460,7 +510,9 @@ impl Narrowing {
             // Not even finish_stage: the artifact the checks would test is stale.
             return self.main_tool.as_deref() == Some(tool);
         }
-        !self.spent.contains(tool) && !self.failing.contains(tool)
+        !self.spent.contains(tool)
+            && !self.failing.contains(tool)
+            && !self.failing_builtin.contains(tool)
     }
 
     /// The subset of `all` offered on the next turn, in the same order; while the evidence
@@ -483,8 +535,10 @@ impl Narrowing {
         all.iter()
             .filter(|t| self.offers_plain(&t.name))
             .map(|t| {
-                if self.rebuild_only {
-                    // The rebuild takes the project's settings: only its required arguments.
+                let plain_main = !self.evidence_seen && self.main_tool.as_deref() == Some(&t.name);
+                if self.rebuild_only || plain_main {
+                    // The rebuild, or the build before any evidence, takes the project's
+                    // settings: only its required arguments.
                     OfferedTool {
                         args_schema: bind_facts(&t.args_schema, &serde_json::json!({})),
                         ..t.clone()
@@ -599,13 +653,17 @@ mod tests {
     }
 
     #[test]
-    fn built_in_tools_are_never_withdrawn() {
+    fn built_in_tools_are_not_spent_and_come_back_after_a_success() {
         let mut n = Narrowing::new(Some("export"));
         let mut run = call("run", true, "ok", true);
         run.toolbox = false;
         assert_eq!(n.after_call(&run), None);
+        assert!(n.offers("run"), "a success does not spend a built-in");
         run.ok = false;
         n.after_call(&run);
+        n.after_call(&run);
+        assert!(!n.offers("run"));
+        run.ok = true;
         n.after_call(&run);
         assert!(n.offers("run"));
     }
@@ -1083,14 +1141,54 @@ mod tests {
             &offered,
             r#"{"tool":"export","args":{"dynamic_batch":true}}"#
         ));
-        // Before any repair the full schema is offered.
-        let fresh = Narrowing::new(Some("export"));
-        let export = fresh
-            .offered(&all)
-            .into_iter()
-            .find(|t| t.name == "export")
-            .unwrap();
-        assert!(export.args_schema["properties"]["dynamic_batch"].is_object());
+        // Before any evidence the build takes the project's settings too.
+        let main_schema = |n: &Narrowing| {
+            n.offered(&all)
+                .into_iter()
+                .find(|t| t.name == "export")
+                .unwrap()
+                .args_schema
+        };
+        let mut fresh = Narrowing::new(Some("export"));
+        assert!(main_schema(&fresh)["properties"]["dynamic_batch"].is_null());
+        assert!(fresh.offers("read_file") && fresh.offers("fix_input_feed"));
+        // A failed toolbox call is evidence: the full schema is offered from then on.
+        fresh.after_call(&call("fix_input_feed", false, "refused", false));
+        assert!(main_schema(&fresh)["properties"]["dynamic_batch"].is_object());
+        // So is a retry's, and a first attempt that starts with evidence.
+        let retry = fresh.next_attempt(Some("export"));
+        assert!(main_schema(&retry)["properties"]["dynamic_batch"].is_object());
+        let mut given = Narrowing::new(Some("export"));
+        given.saw_evidence();
+        assert!(main_schema(&given)["properties"]["dynamic_batch"].is_object());
+    }
+
+    #[test]
+    fn a_builtin_failing_twice_the_same_way_waits_for_a_success() {
+        let mut n = Narrowing::new(Some("export"));
+        let read = |ok: bool, observed: &'static str| CallOutcome {
+            toolbox: false,
+            args: r#"{"path":"missing.py"}"#,
+            ..call("read_file", ok, observed, false)
+        };
+        assert_eq!(n.after_call(&read(false, "does not exist")), None);
+        assert!(n.offers("read_file"));
+        let note = n.after_call(&read(false, "does not exist")).unwrap();
+        assert!(note.contains("read_file failed twice"), "{note}");
+        assert!(!n.offers("read_file") && n.offers("export"));
+        // Another failure keeps it withdrawn; a success brings it back.
+        n.after_call(&call("fix_input_feed", false, "refused", false));
+        assert!(!n.offers("read_file"));
+        n.after_call(&call("inspect_artifact", true, "ok", false));
+        assert!(n.offers("read_file"));
+        // A toolbox failure's repeat is still judged against the previous toolbox failure.
+        let mut m = Narrowing::new(Some("export"));
+        m.after_call(&call("export", false, "median", false));
+        m.after_call(&read(false, "does not exist"));
+        assert!(m
+            .after_call(&call("export", false, "median", false))
+            .is_some());
+        assert!(!m.offers("export"));
     }
 
     #[test]
