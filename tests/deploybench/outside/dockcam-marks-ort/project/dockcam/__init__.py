@@ -1,0 +1,1 @@
+"""dockcam: handling-mark recognition for the loading-dock label cameras."""

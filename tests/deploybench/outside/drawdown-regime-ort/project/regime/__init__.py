@@ -1,0 +1,1 @@
+"""Market-regime tagger for the risk desk: labels a 64-bar window of closes with its regime."""

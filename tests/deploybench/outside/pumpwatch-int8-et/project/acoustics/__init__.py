@@ -1,0 +1,1 @@
+"""acoustics: pump condition monitoring from the housing microphone."""

@@ -1,0 +1,1 @@
+"""wristfall: on-watch fall detection from the 6-axis IMU."""
