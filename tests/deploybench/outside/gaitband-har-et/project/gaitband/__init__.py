@@ -1,0 +1,1 @@
+"""GaitBand wrist activity recognition (6-axis IMU -> activity)."""

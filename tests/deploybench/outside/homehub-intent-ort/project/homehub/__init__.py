@@ -1,0 +1,1 @@
+"""HomeHub on-device intent recognition (ASR transcript -> intent)."""

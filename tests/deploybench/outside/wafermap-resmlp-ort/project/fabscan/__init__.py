@@ -1,0 +1,1 @@
+"""FabScan: wafer-map defect pattern classification at the probe station."""
