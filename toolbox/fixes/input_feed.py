@@ -85,7 +85,8 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         else:
             v = v * (s.reshape(per_channel) if s.ndim == 1 else s)
         v = v + (t.reshape(per_channel) if t.ndim == 1 else t)
-        return v.astype(x.dtype if x.dtype.kind == "f" else "float32")
+        # C order: numpy keeps a transposed operand's strides, and the runtime takes none else.
+        return numpy.ascontiguousarray(v, dtype=x.dtype if x.dtype.kind == "f" else "float32")
 
     def convert(x):
         if hasattr(x, "permute"):  # a torch tensor
@@ -104,7 +105,7 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         if order:
             x = x.transpose(order)
         x = numpy.ascontiguousarray(x, dtype=dtype or x.dtype)
-        return numpy.ascontiguousarray(rescale(x)) if scale is not None else x
+        return rescale(x) if scale is not None else x
 
     def conform_item(item):
         if hasattr(item, "shape"):

@@ -201,6 +201,31 @@ def a_transposed_view_is_made_contiguous():
 
 
 @check
+def a_rescaled_transposed_tensor_is_fed_contiguous():
+    # numpy keeps a transposed operand's strides through x * scale + shift, and torch.from_numpy
+    # keeps numpy's: a time-major window, transposed and rescaled per channel, reached the
+    # runtime non-contiguous.
+    import importlib.util
+
+    import torch
+
+    sys.path.insert(0, str(ROOT / "toolbox" / "lib"))
+    spec = importlib.util.spec_from_file_location("input_feed_fix", FIX)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    scope = {}
+    exec(module.HELPER, scope)
+    conform = scope["_aipc_conform_feed"]
+    scale = [4.0, 4.0, 4.0, 8.0, 8.0, 8.0]
+    for make in (lambda: torch.arange(64 * 6, dtype=torch.float32).reshape(1, 64, 6),
+                 lambda: torch.arange(64 * 6, dtype=torch.float32).reshape(1, 64, 6).numpy()):
+        x = conform(None, layout=(0, 2, 1), scale=scale, shift=[0.0] * 6)(make)()
+        c = x.is_contiguous() if hasattr(x, "is_contiguous") else bool(x.flags["C_CONTIGUOUS"])
+        assert c and tuple(x.shape) == (1, 6, 64), (type(x), x.shape)
+        assert float(x[0, 3, 1]) == 8.0 * (6 + 3), float(x[0, 3, 1])
+
+
+@check
 def a_fix_that_changes_nothing_fed_is_undone_and_a_second_is_refused():
     src = """
         import numpy as np
