@@ -147,5 +147,29 @@ def quantize_names_the_calibration_function_of_a_project():
     assert "calibration_data (ride_data.py calibration())" in audit.scale_line, audit.scale_line
 
 
+@check
+def drop_outliers_that_would_drop_nothing_is_refused_with_the_reason():
+    rng = np.random.default_rng(3)
+    reference = [rng.normal(0.0, 1.0, (1, 6)).astype(np.float32) for _ in range(200)]
+    clean = [rng.normal(0.0, 1.0, (1, 6)).astype(np.float32) for _ in range(32)]
+    with_outlier = clean[:-1] + [clean[-1] * 400.0]
+    off = [x * 400.0 for x in clean]
+
+    def refusal(samples, dynamic=False):
+        result = calib.audit(samples, reference, quiet=True)
+        try:
+            calib.refuse_needless_drop(result, True, dynamic)
+        except calib.ToolError as e:
+            return str(e)
+        return None
+
+    assert refusal(with_outlier) is None
+    assert "none of the 32 calibration samples is an outlier" in (refusal(clean) or ""), refusal(clean)
+    assert "calibration function must prepare" in (refusal(off) or ""), refusal(off)
+    assert "uses no calibration data" in (refusal(with_outlier, dynamic=True) or "")
+    # Not asked: nothing to refuse.
+    calib.refuse_needless_drop(calib.audit(clean, reference, quiet=True), False, False)
+
+
 if __name__ == "__main__":
     main()

@@ -32,7 +32,7 @@ compared with itself, which finds a few outliers but cannot see a set on the wro
 """
 import numpy as np
 
-from .emit import note, warn
+from .emit import ToolError, note, warn
 
 # Below this many reference samples the quartiles mean little: the calibration set is its own reference.
 MIN_REFERENCE = 4
@@ -269,6 +269,27 @@ def checked_samples(project, samples, drop_outliers, quiet=False):
              "by them (drop_outliers=true leaves them out; moving_average=true dampens them)")
     dropped = set(result.droppable()) if drop_outliers else set()
     return result, [s for i, s in enumerate(samples) if i not in dropped]
+
+
+def refuse_needless_drop(result, drop_outliers, dynamic_format):
+    """quantize's drop_outliers=true when it would drop nothing: refused before anything is built,
+    so the caller learns that the INT8 error comes from elsewhere (the 270M model, offered it
+    beside a per-layer analysis for a whole-model collapse, spent an attempt on the same artifact
+    rebuilt)."""
+    if not drop_outliers:
+        return
+    if dynamic_format:
+        why = "this INT8 format quantizes activations at run time and uses no calibration data"
+    elif result.set_off:
+        why = ("most calibration samples are off, and a whole set is never dropped: the calibration "
+               "function must prepare its inputs the way the model is fed")
+    elif not result.droppable():
+        why = (f"none of the {len(result.maxes)} calibration samples is an outlier against the "
+               f"{result.reference_name}")
+    else:
+        return
+    raise ToolError(f"drop_outliers: {why}, so dropping changes nothing; nothing was built. "
+                    "The INT8 error comes from elsewhere: use another repair the evidence names")
 
 
 def calibration_fields(scale_line):

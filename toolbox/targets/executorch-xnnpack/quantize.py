@@ -33,7 +33,9 @@ The calibration inputs are checked every time against the inputs the model is ev
 range prints `aipc-warning: calibration outlier: sample i ...` (it stretches the INT8 ranges and
 can collapse the model with no error at all), and a set mostly outside it prints
 `aipc-warning: calibration scale: ...` (the calibration function must change). drop_outliers=true
-leaves the outlier samples out; it cannot repair a set on the wrong scale.
+leaves the outlier samples out; it cannot repair a set on the wrong scale. When it would drop
+nothing (no outlier, a set on the wrong scale, a format without calibration) the call is refused
+before anything is built: the INT8 error comes from elsewhere.
 
 Operator rewrites: the ops build/model.pte was exported with (its sidecar's `rewrite_ops`), plus
 aipc.toml [project] rewrite_ops, plus the `rewrite_ops` argument, are rewritten in the captured
@@ -262,6 +264,7 @@ def body(a):
 
     p = Project()
     q = plan(p, a)
+    calib.refuse_needless_drop(q.audit, a["drop_outliers"], q.dyn_act)
     out = a["output"]
     keys, fmt, per_channel, dyn_act = q.keys, q.fmt, q.per_channel, q.dyn_act
     dynamic, seq, inputs, samples, kept, audit = q.dynamic, q.seq, q.inputs, q.samples, q.kept, q.audit

@@ -13,14 +13,16 @@ The calibration inputs are checked every time against the inputs the model is ev
 range prints `aipc-warning: calibration outlier: sample i ...` (it stretches the INT8 ranges and
 can collapse the model with no error at all), and a set mostly outside it prints
 `aipc-warning: calibration scale: ...` (the calibration function must change). drop_outliers=true
-leaves the outlier samples out; it cannot repair a set on the wrong scale.
+leaves the outlier samples out; it cannot repair a set on the wrong scale. When it would drop
+nothing (no outlier, a set on the wrong scale, a format without calibration) the call is refused
+before anything is built: the INT8 error comes from elsewhere.
 
 Writes build/model_int8.onnx, with its format and calibration settings in the model's metadata.
 Prints e.g. {"ok": true, "artifact": "build/model_int8.onnx", "format": "qdq-s8s8",
 "calib_samples": 63, "calib_outliers": 1, "dropped_samples": 1, "bytes": ..., ...}.
 """
 
-from aipc_toolbox import emit
+from aipc_toolbox import calib, emit
 from aipc_toolbox.project import Project
 
 
@@ -35,18 +37,19 @@ def body(a):
     fmt = a["format"] or project_format(p)
     dynamic = FORMATS[fmt][4]
     feeds, audit, given, kept = calibration_feeds(p, src, a["drop_outliers"], quiet=dynamic)
+    calib.refuse_needless_drop(audit, a["drop_outliers"], dynamic)
     found, maxes, median = audit.outliers, audit.maxes, audit.median
-    calib = {k: a[k] for k in ("method", "moving_average", "percentile", "nodes_to_exclude", "drop_outliers")}
+    calib_args = {k: a[k] for k in ("method", "moving_average", "percentile", "nodes_to_exclude", "drop_outliers")}
     # aipc.toml int8_float_nodes (the mixed precision int8_sensitivity chose) is always kept in float.
-    calib["nodes_to_exclude"] = sorted(set(a["nodes_to_exclude"] or []) | set(p.get("int8_float_nodes") or []))
+    calib_args["nodes_to_exclude"] = sorted(set(a["nodes_to_exclude"] or []) | set(p.get("int8_float_nodes") or []))
     emit.note(f"quantizing {src} -> {dst}: {fmt}"
               + (" (weights only; activations quantized at run time, no calibration)" if dynamic else
                  f", {a['method']}{' + moving average' if a['moving_average'] else ''}, {kept} calibration samples")
               + (f", per_channel {a['per_channel']}" if a["per_channel"] is not None else "")
-              + (f", excluding nodes {calib['nodes_to_exclude']}" if calib["nodes_to_exclude"] else ""))
+              + (f", excluding nodes {calib_args['nodes_to_exclude']}" if calib_args["nodes_to_exclude"] else ""))
     tmp, pre, pre_mode = pre_processed(src)
     with tmp:
-        quant_s = build(pre, dst, fmt, feeds, calib, a["per_channel"], calibration_scale=audit.scale_line)
+        quant_s = build(pre, dst, fmt, feeds, calib_args, a["per_channel"], calibration_scale=audit.scale_line)
     m = onnx.load(dst, load_external_data=False)
     qdq = sum(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in m.graph.node)
     size, fp32 = artifact_bytes(dst), artifact_bytes(src)
