@@ -197,6 +197,21 @@ pub struct CallOutcome<'a> {
     pub fixes: &'a [String],
 }
 
+/// A failed call as the repeat rule compares them: tool, arguments, observation.
+type FailureKey = (String, Value, String);
+
+/// Record `call`'s failure in `last`; whether it repeats the failure recorded there before. The
+/// same arguments in another key order are the same call (object equality ignores the order;
+/// their text may not).
+fn repeats_failure(last: &mut Option<FailureKey>, call: &CallOutcome<'_>) -> bool {
+    let args = serde_json::from_str::<Value>(call.args)
+        .unwrap_or_else(|_| Value::String(call.args.to_string()));
+    let key = (call.tool.to_string(), args, call.observed.to_string());
+    let repeated = last.as_ref() == Some(&key);
+    *last = Some(key);
+    repeated
+}
+
 /// The narrowing state of one attempt.
 #[derive(Debug, Default)]
 pub struct Narrowing {
@@ -212,7 +227,7 @@ pub struct Narrowing {
     finish_only: bool,
     /// A call changed the project: only the main tool is left (the artifact is stale).
     rebuild_only: bool,
-    last_failure: Option<(String, Value, String)>,
+    last_failure: Option<FailureKey>,
     /// The calls the latest evidence names, offered alone until one (other than `load_skill`)
     /// is made.
     named: Vec<NamedCall>,
@@ -226,7 +241,7 @@ pub struct Narrowing {
     /// built-in does something else with other arguments, so one success is enough). The 270M
     /// model read the same missing file three times.
     failing_builtin: BTreeSet<String>,
-    last_builtin_failure: Option<(String, Value, String)>,
+    last_builtin_failure: Option<FailureKey>,
     /// The named calls made in this stage so far (this attempt and the earlier ones): the
     /// evidence is not followed to them again. A stage is retried only after its checks failed,
     /// so a named call made in an earlier attempt did not repair it (the deterministic policy
@@ -341,14 +356,7 @@ impl Narrowing {
             self.rebuild_only = false;
         }
         let named_note = self.follow_named(call);
-        // The same arguments in another key order are the same call (object equality ignores
-        // the order; their text may not).
-        let args = serde_json::from_str::<Value>(call.args)
-            .unwrap_or_else(|_| Value::String(call.args.to_string()));
-        let key = (call.tool.to_string(), args, call.observed.to_string());
-        let repeated = self.last_failure.as_ref() == Some(&key);
-        self.last_failure = Some(key);
-        if !repeated {
+        if !repeats_failure(&mut self.last_failure, call) {
             return named_note;
         }
         self.failing.insert(call.tool.to_string());
@@ -365,12 +373,7 @@ impl Narrowing {
         if call.ok {
             return None;
         }
-        let args = serde_json::from_str::<Value>(call.args)
-            .unwrap_or_else(|_| Value::String(call.args.to_string()));
-        let key = (call.tool.to_string(), args, call.observed.to_string());
-        let repeated = self.last_builtin_failure.as_ref() == Some(&key);
-        self.last_builtin_failure = Some(key);
-        if !repeated {
+        if !repeats_failure(&mut self.last_builtin_failure, call) {
             return None;
         }
         self.failing_builtin.insert(call.tool.to_string());
