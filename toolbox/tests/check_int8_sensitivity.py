@@ -246,6 +246,29 @@ def groups_the_passing_set_does_not_need_go_back_to_int8():
 
 
 @check
+def a_set_the_runtime_refuses_to_run_fails_and_the_search_goes_on():
+    """XNNPACK refused to load one mixed-precision program (a depthwise convolution whose input
+    stayed float beside INT8 weights); the search counts it as failing instead of stopping."""
+    import numpy as np
+
+    from aipc_toolbox import int8_choice
+
+    ref = [np.eye(4)]
+
+    def outputs(nodes):
+        if nodes == ["a", "b"]:
+            raise RuntimeError("Failed to load method forward, error: 0x:1")
+        return [ref[0] if "c" in nodes else np.ones((4, 4))]
+
+    a = {"min_cosine": 0.95, "min_top1_agreement": 0.98, "max_acc_drop_points": 1.0}
+    groups = [["a"], ["b"], ["c"], ["d"], ["e"]]
+    k, tried, builds = int8_choice.fewest_in_float(groups, [], 5, lambda nodes: list(nodes), outputs, ref, None, a,
+                                                   ["a", "b", "c", "d", "e"])
+    assert tried[2] == {"passes": 0, "float_nodes": 2, "does_not_run": 1}, tried
+    assert k == 3 and builds[3][1] == ["c"], (k, builds)
+
+
+@check
 def the_choice_is_measured_with_the_calibration_quantize_rebuilds_with():
     project(extra="")
     tool("quantize.py", {"moving_average": True} if TARGET_NAME == "onnxruntime-cpu" else {"observer": "minmax"})

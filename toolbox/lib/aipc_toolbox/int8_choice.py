@@ -128,7 +128,8 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
     need in float). `build(nodes)` builds an INT8 artifact with `nodes` in float and returns its
     path; `outputs(path)` runs it on the eval inputs. A set that keeps every node of
     `quantized_nodes` (the scored ones) in float is no INT8 model and never passes (measured: a
-    search that reached it "passed" with cosine 1.0 and an artifact without one INT8 node).
+    search that reached it "passed" with cosine 1.0 and an artifact without one INT8 node); nor
+    does a set whose artifact the runtime refuses to run (`outputs` raises RuntimeError).
     Returns (k or None, {k: metrics}, {k: (path, nodes)}); after pruning, builds[k] is the pruned
     set and tried[k]["pruned"] lists the groups put back in INT8."""
     tried, builds = {}, {}
@@ -146,7 +147,16 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
             emit.note(f"{label} ({len(nodes)} node(s)) leave no node in INT8: not a mixed precision")
             return None, None
         path = build(nodes)
-        m = metrics.compare(ref[0], outputs(path)[0], labels)
+        try:
+            got = outputs(path)
+        except RuntimeError as e:
+            # The runtime refused this mix (XNNPACK would not create a depthwise convolution
+            # whose input stayed float beside INT8 weights): a set that does not run fails, and
+            # the search goes on to the next.
+            emit.note(f"{label} ({len(nodes)} node(s)): the artifact does not run on the runtime ({e}); "
+                      "counted as failing")
+            return {"passes": 0, "float_nodes": len(nodes), "does_not_run": 1}, path
+        m = metrics.compare(ref[0], got[0], labels)
         row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}
         row["passes"], row["float_nodes"] = int(passes(m, a)), len(nodes)
         emit.note(f"{label} ({len(nodes)} node(s)): cosine {row['cosine']:.4f}, top-1 agreement "
