@@ -269,6 +269,25 @@ def a_set_the_runtime_refuses_to_run_fails_and_the_search_goes_on():
 
 
 @check
+def a_search_in_which_no_set_runs_fails_with_the_runtime_error():
+    import numpy as np
+
+    from aipc_toolbox import emit, int8_choice
+
+    def outputs(nodes):
+        raise RuntimeError("Failed to load method forward, error: 0x:1")
+
+    a = {"min_cosine": 0.95, "min_top1_agreement": 0.98, "max_acc_drop_points": 1.0}
+    try:
+        int8_choice.fewest_in_float([["a"], ["b"], ["c"]], [], 3, lambda nodes: list(nodes), outputs, [np.eye(4)],
+                                    None, a, ["a", "b", "c"])
+    except emit.ToolError as e:
+        assert "no mixed-precision set runs" in str(e) and "0x:1" in str(e), e
+    else:
+        raise AssertionError("a search in which nothing ran returned an answer")
+
+
+@check
 def the_choice_is_measured_with_the_calibration_quantize_rebuilds_with():
     project(extra="")
     tool("quantize.py", {"moving_average": True} if TARGET_NAME == "onnxruntime-cpu" else {"observer": "minmax"})

@@ -134,6 +134,7 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
     set and tried[k]["pruned"] lists the groups put back in INT8."""
     tried, builds = {}, {}
     every_quantized = set(quantized_nodes)
+    refused = []  # the sets the runtime would not run, with its error
 
     def nodes_of(indices):
         nodes = list(base)
@@ -155,6 +156,7 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
             # the search goes on to the next.
             emit.note(f"{label} ({len(nodes)} node(s)): the artifact does not run on the runtime ({e}); "
                       "counted as failing")
+            refused.append(f"{label}: {e}")
             return {"passes": 0, "float_nodes": len(nodes), "does_not_run": 1}, path
         m = metrics.compare(ref[0], got[0], labels)
         row = {key: m[key] for key in ("cosine", "top1_agreement", "acc_drop_points") if key in m}
@@ -188,6 +190,10 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
                 high = mid
             else:
                 low = mid
+    if high is None and refused and all(row.get("does_not_run") or row.get("no_int8_left") for row in tried.values()):
+        # Not one set ran: that is a fault of the build or the runtime, not an answer.
+        raise emit.ToolError(f"no mixed-precision set runs on the runtime ({len(refused)} tried; first: {refused[0]}); "
+                             "check that the INT8 artifact quantize builds loads, then report the error")
     if high is not None and high > 1:
         _prune(high, tried, builds, nodes_of, measure)
     return high, tried, builds
