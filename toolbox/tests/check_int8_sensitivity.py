@@ -97,6 +97,83 @@ quantize = "int8"
 {extra}
 '''
 
+# A log-power front end inside the network (two fixed DFT projections, re*re + im*im, log): the
+# classes differ only in a faint tone 40 dB under a loud one. One INT8 range over the power
+# tensor (set by the loud tone) rounds every faint bin to zero, and so does the range of each
+# product before it: no single node kept in float helps, every one of those tensors alone costs
+# the task.
+CHAIN_NET = '''
+import math
+
+import torch
+from torch import nn
+
+SAMPLES, BINS, TONES = 64, 32, (11, 19, 27)
+
+
+def data(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    t = torch.arange(SAMPLES, dtype=torch.float32)
+    y = torch.randint(0, len(TONES), (n,), generator=g)
+    phase = torch.rand(n, 2, generator=g) * 2 * math.pi
+    loud = 0.8 * torch.sin(2 * math.pi * 3 * t / SAMPLES + phase[:, :1])
+    tone = torch.tensor(TONES, dtype=torch.float32)[y][:, None]
+    faint = 0.008 * torch.sin(2 * math.pi * tone * t / SAMPLES + phase[:, 1:])
+    return loud + faint + 0.0005 * torch.randn(n, SAMPLES, generator=g), y
+
+
+class Spectrum(nn.Module):
+    def __init__(self):
+        super().__init__()
+        k = torch.arange(BINS, dtype=torch.float32)[:, None]
+        n = torch.arange(SAMPLES, dtype=torch.float32)
+        self.re = nn.Linear(SAMPLES, BINS, bias=False)
+        self.im = nn.Linear(SAMPLES, BINS, bias=False)
+        with torch.no_grad():
+            self.re.weight.copy_(torch.cos(2 * math.pi * k * n / SAMPLES))
+            self.im.weight.copy_(-torch.sin(2 * math.pi * k * n / SAMPLES))
+
+    def forward(self, x):
+        re, im = self.re(x), self.im(x)
+        return torch.log(re * re + im * im + 1e-6)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.spectrum = Spectrum()
+        self.head = nn.Sequential(nn.Linear(BINS, 32), nn.ReLU(), nn.Linear(32, len(TONES)))
+
+    def forward(self, x):
+        return self.head(self.spectrum(x))
+
+
+def build():
+    torch.manual_seed(0)
+    net = Net()
+    x, y = data(512, 1)
+    opt = torch.optim.Adam(net.head.parameters(), lr=1e-2)
+    for _ in range(150):
+        opt.zero_grad()
+        nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+    return net.eval()
+
+
+def sample():
+    return (data(4, 2)[0],)
+
+
+def held_out():
+    x, y = data(256, 3)
+    return (x,), y
+
+
+def calibration():
+    x, _ = data(64, 4)
+    return [(x[i:i + 8],) for i in range(0, 64, 8)]
+'''
+
 _DIR = None
 
 
@@ -166,6 +243,30 @@ def mixed_precision_keeps_the_fewest_worst_nodes_in_float_and_passes():
     tool_name, args = record.split("  (")[0].split(" ", 1)
     assert tool_name == "set_project_option", record
     assert json.loads(args) == {"key": "int8_float_nodes", "value": sorted(res["float_nodes"])}, record
+
+
+@check
+def a_chain_whose_faint_values_carry_the_task_is_found_by_what_the_task_loses():
+    d = Path(tempfile.mkdtemp(prefix="aipc-int8-chain-"))
+    try:
+        (d / "net.py").write_text(CHAIN_NET)
+        (d / "aipc.toml").write_text(TOML.format(target=TARGET_NAME, extra="", calibration="calibration"))
+        res, out = run_script(TARGET, d, "export.py", {})
+        assert res["ok"], out
+        res, out = run_script(TARGET, d, "quantize.py", {})
+        assert res["ok"], out
+        before, out = run_script(TARGET, d, "compare.py", {"artifact": INT8})
+        assert not int8_passes(before), "the fault must show: " + out
+        res, out = run_script(TARGET, d, "int8_sensitivity.py", {})
+        assert res["ok"] and res["passes"] == 1 and res["replaced"] == 1, out
+        after, out = run_script(TARGET, d, "compare.py", {"artifact": INT8})
+        assert int8_passes(after), out
+        report = json.loads((d / "build" / "int8_sensitivity.json").read_text())
+        first = report["alone"][0]
+        assert first["kind"] == "activation" and first["cosine"] < 0.9, report["alone"][:4]
+        print(json.dumps({k: res[k] for k in ("float_nodes", "tried", "nodes")}))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 @check
@@ -243,6 +344,42 @@ def groups_the_passing_set_does_not_need_go_back_to_int8():
     assert k == 3, (k, tried)
     assert builds[3][1] == ["base", "c"], builds[3]
     assert tried[3]["passes"] == 1 and tried[3]["pruned"] == [2, 1] and tried[3]["unpruned_float_nodes"] == 4, tried[3]
+
+
+@check
+def the_tensor_whose_rounding_alone_costs_the_task_most_comes_first():
+    """task_rank measures each rounded tensor alone: the one that costs the task comes first even
+    when the per-layer report ranks it last; equal costs keep the report's order; points the time
+    budget leaves unmeasured follow in the report's order; groups drop what is already float and
+    repeats, then take the report's groups not yet covered."""
+    import contextlib
+    import io
+
+    import numpy as np
+
+    from aipc_toolbox import task_rank
+
+    ref = np.eye(4) + 0.1
+
+    def alone(point):
+        if point is not None and point.tensor == "t_faint":
+            return np.ones((4, 4))
+        return ref
+
+    def points():
+        return [task_rank.Point("t_a", "activation", ["a", "b"], 0), task_rank.Point("t_w", "weight", ["b"], 1),
+                task_rank.Point("t_faint", "activation", ["x", "y"], 7), task_rank.Point("t_c", "activation", ["base", "c"], 2)]
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        ranked, measured = task_rank.rank(points(), alone)
+        assert measured == 4 and [p.tensor for p in ranked] == ["t_faint", "t_a", "t_w", "t_c"], ranked
+        assert ranked[0].cosine < 0.9 and ranked[1].cosine == 1.0, ranked
+        groups = task_rank.groups(ranked, ["base"], [["a", "b"], ["d"], ["b", "a"]])
+        assert groups == [["x", "y"], ["a", "b"], ["b"], ["c"], ["d"]], groups
+        ranked, measured = task_rank.rank(points(), alone, budget_s=-1.0)
+        assert measured == 1 and [p.tensor for p in ranked] == ["t_a", "t_w", "t_c", "t_faint"], ranked
+        assert ranked[3].cosine is None and task_rank.report_rows(ranked)[0]["tensor"] == "t_a"
 
 
 @check

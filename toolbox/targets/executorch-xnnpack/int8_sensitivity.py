@@ -11,7 +11,11 @@ The onnxruntime-cpu tool of the same name does this on ONNX graphs; here the gra
    the SQNR of its activation inputs as it reads them (after their Q/DQ) less the SQNR of its
    output as its consumers read it. Weights are scored too (their dequantized values against
    the float ones). A dynamic format is analysed on the static per-channel build.
-2. Accuracy-controlled mixed precision: the nodes that lose the most are kept in float
+2. What the task loses (aipc_toolbox/task_rank.py): each tensor the quantized reference rounds
+   (a quantize node's input, a folded weight) is applied alone, every other quantize passed
+   through and every other weight float, under the same Interpreter; the output is compared with
+   the float model's. The costliest tensors come first, each with the ops that write and read it.
+3. Accuracy-controlled mixed precision: those groups are kept in float
    (quantize's nodes_to_exclude: the XNNPACK quantizer's filter skips them), 1, 2, 4, ... then the
    fewest that pass, each one a real .pte (quantize's own code) compared with the eager model on
    eval_data at the INT8 gates' thresholds; then each of those is put back in INT8 when the set
@@ -40,7 +44,7 @@ import tempfile
 
 import numpy as np
 
-from aipc_toolbox import emit, int8_choice
+from aipc_toolbox import emit, int8_choice, task_rank
 from aipc_toolbox.project import Project
 
 FP32, INT8, REPORT = "build/model.pte", "build/model_int8.pte", "build/int8_sensitivity.json"
@@ -153,6 +157,102 @@ def float_group(float_module, scored):
         s["with"] = extra
 
 
+def _attr(module, target):
+    for part in target.split("."):
+        module = getattr(module, part)
+    return module
+
+
+def _writer_walk(node, stop):
+    """`node` and, while it is a pass-through op, the ops before it, up to the one that writes the
+    tensor (the XNNPACK quantizer rounds a tensor where it is written)."""
+    out = []
+    while node is not None and node.op == "call_function" and node.name not in out and node.name != stop:
+        out.append(node.name)
+        if not any(t in str(node.target) for t in PASS_THROUGH) or not node.args or not hasattr(node.args[0], "op"):
+            break
+        node = node.args[0]
+    return out
+
+
+def quantization_points(float_module, reference, scored):
+    """Every tensor the quantized reference rounds, as task_rank.Point: an activation's quantize
+    node (its group: the op that writes the tensor, back through pass-through ops, and the ops that
+    read it) or a weight's dequantize node (its group: the ops that read it). Returns (points,
+    the float value of each weight dequantize, by name, for the points not applied)."""
+    fnodes = {n.name: n for n in float_module.graph.nodes}
+    rank_of = {s["node"]: i for i, s in enumerate(scored)}
+    points, float_weights = [], {}
+
+    def readers(dq_nodes):
+        return [u for d in dq_nodes for u in d.users if u.op == "call_function" and u.name in fnodes]
+
+    def point(tensor, kind, nodes):
+        nodes = [n for n in dict.fromkeys(nodes) if n in fnodes and fnodes[n].op == "call_function"]
+        if nodes:
+            points.append(task_rank.Point(tensor, kind, nodes, min((rank_of.get(n, len(scored)) for n in nodes))))
+
+    for node in reference.graph.nodes:
+        if _quantize(node):
+            src = node.args[0]
+            reads = readers([u for u in node.users if _dequantize(u)])
+            kind = "weight" if getattr(src, "op", None) == "get_attr" else "activation"
+            writer = _writer_walk(src, None) if kind == "activation" and hasattr(src, "op") else []
+            point(node.name if kind == "weight" else src.name, kind, writer + [r.name for r in reads])
+        elif _dequantize(node) and getattr(node.args[0], "op", None) == "get_attr":
+            # A weight folded to its INT8 values at convert: the float one is the float twin's.
+            reads = readers([node])
+            for r in reads:
+                twin = fnodes[r.name]
+                for arg, farg in zip(r.args, twin.args):
+                    if arg is node and getattr(farg, "op", None) == "get_attr":
+                        float_weights[node.name] = _attr(float_module, farg.target)
+            if node.name in float_weights:
+                point(node.args[0].target, "weight", [r.name for r in reads])
+    return points, float_weights
+
+
+def alone_runner(reference, batches, float_weights):
+    """task_rank's `alone`: the reference run on `batches` with only one point's rounding applied
+    (every other quantize passed through, every other folded weight float); its first output."""
+    import torch
+
+    def applied_names(point):
+        if point is None:
+            return set()
+        return {n.name for n in reference.graph.nodes
+                if (n.name == point.tensor or (n.op == "get_attr" and n.target == point.tensor)
+                    or (_quantize(n) and hasattr(n.args[0], "name") and n.args[0].name == point.tensor))}
+
+    class Alone(torch.fx.Interpreter):
+        def __init__(self, applied):
+            super().__init__(reference)
+            self.applied = applied
+
+        def run_node(self, n):
+            if _quantize(n) and n.name not in self.applied:
+                return self.env[n.args[0]]
+            if _dequantize(n):
+                src = n.args[0]
+                if _quantize(src) and src.name not in self.applied:
+                    return self.env[src]
+                if getattr(src, "op", None) == "get_attr" and n.name in float_weights and src.name not in self.applied:
+                    return float_weights[n.name]
+            return super().run_node(n)
+
+    def first_tensor(out):
+        while isinstance(out, (tuple, list)):
+            out = out[0]
+        return out.detach().float().numpy()
+
+    def alone(point):
+        applied = applied_names(point)
+        with torch.no_grad():
+            return np.concatenate([first_tensor(Alone(applied).run(*batch)) for batch in batches])
+
+    return alone
+
+
 def body(a):
     import etcommon  # sets QNN_SDK_ROOT before executorch is imported
     import quantize
@@ -181,7 +281,10 @@ def body(a):
         raise emit.ToolError(f"{FP32}: no quantized op with a float counterpart to score in the {analysed} build")
     float_group(float_module, scored)
     int8_choice.print_scores(scored, analysed, len(batches), a["report_top"])
-    groups = [[s["node"], *s["with"]] for s in scored if s["node"] not in base]
+    points, float_weights = quantization_points(float_module, reference, scored)
+    groups, alone_rows = task_rank.ranked_groups(
+        points, alone_runner(reference, batches, float_weights), base,
+        [[s["node"], *s["with"]] for s in scored if s["node"] not in base], a["report_top"])
     limit = min(a["max_float_nodes"], len(groups))
     if not limit:
         raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
@@ -208,6 +311,7 @@ def body(a):
             with open(etcommon.sidecar_path(INT8), "w") as f:
                 json.dump(kept_side, f, indent=1)
     report = {"format": fmt, "analysed_format": analysed, "calibration_batches": len(batches), "base_float_nodes": base,
+              "alone": alone_rows,
               "thresholds": {k: a[k] for k in ("min_cosine", "min_top1_agreement", "max_acc_drop_points")}}
     return int8_choice.mixed_precision_result(REPORT, report, scored, found, a, INT8, fmt)
 

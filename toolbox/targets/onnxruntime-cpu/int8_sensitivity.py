@@ -9,7 +9,11 @@ kept in float that bring the INT8 model within the accuracy thresholds.
    less the SQNR of its output. QOperator and dynamic formats have no Q/DQ pairs to read: the
    report is made on the QDQ build with the same activation type, and the exclusions then apply to
    the project's format.
-2. Accuracy-controlled mixed precision: the nodes with the worst score are kept in float
+2. What the task loses (aipc_toolbox/task_rank.py): each tensor the QDQ build rounds (an
+   activation's QuantizeLinear, a quantized initializer) is applied alone, every other
+   DequantizeLinear replaced by an Identity of the float tensor, and the output is compared with
+   the float model's. The costliest tensors come first, each with the nodes that write and read it.
+3. Accuracy-controlled mixed precision: those groups are kept in float
    (quantize's nodes_to_exclude), 1, 2, 4, ... of them, then the fewest that pass, each build
    compared with the eager model on eval_data at the INT8 gates' thresholds, until one passes or
    max_float_nodes is reached; then each of those is put back in INT8 when the set still passes
@@ -36,7 +40,7 @@ import shutil
 
 import numpy as np
 
-from aipc_toolbox import emit, int8_choice
+from aipc_toolbox import emit, int8_choice, task_rank
 from aipc_toolbox.project import Project
 
 FP32, INT8, REPORT = "build/model.onnx", "build/model_int8.onnx", "build/int8_sensitivity.json"
@@ -175,6 +179,141 @@ def float_group(pre, scored):
         s["with"] = extra
 
 
+def quantization_points(pre, qdq, scored):
+    """Every tensor the QDQ model `qdq` rounds, as task_rank.Point: an activation's QuantizeLinear
+    (its group: the node that writes the tensor, back through pass-through ops in the float model
+    `pre`, and the nodes that read its dequantized value) or a quantized initializer's
+    DequantizeLinear (a weight or bias; its group: the nodes that read it)."""
+    import onnx
+
+    m = onnx.load(qdq, load_external_data=False)
+    pre_nodes = onnx.load(pre, load_external_data=False).graph.node
+    pre_names = {n.name for n in pre_nodes}
+    pre_producer = {o: n for n in pre_nodes for o in n.output}
+    producer = {o: n for n in m.graph.node for o in n.output}
+    consumers = {}
+    for n in m.graph.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    rank_of = {s["node"]: i for i, s in enumerate(scored)}
+    points = []
+
+    def readers(dq_nodes):
+        return [c.name for d in dq_nodes for c in consumers.get(d.output[0], [])
+                if c.op_type not in ("QuantizeLinear", "DequantizeLinear")]
+
+    def writer(tensor):
+        out, node = [], pre_producer.get(tensor)
+        while node is not None and node.name and node.name not in out:
+            out.append(node.name)
+            if node.op_type not in PASS_THROUGH or not node.input:
+                break
+            node = pre_producer.get(node.input[0])
+        return out
+
+    def point(tensor, kind, nodes):
+        nodes = [n for n in dict.fromkeys(nodes) if n in pre_names]
+        if nodes:
+            points.append(task_rank.Point(tensor, kind, nodes, min(rank_of.get(n, len(scored)) for n in nodes)))
+
+    for n in m.graph.node:
+        if n.op_type == "QuantizeLinear":
+            dqs = [c for c in consumers.get(n.output[0], []) if c.op_type == "DequantizeLinear"]
+            # A quantized graph output is renamed at its producer (`<name>_QuantizeLinear_Input`).
+            point(n.input[0], "activation", writer(n.input[0].removesuffix("_QuantizeLinear_Input")) + readers(dqs))
+        elif n.op_type == "DequantizeLinear" and n.input[0] not in producer and n.input[0].endswith(Q_SUFFIX):
+            point(n.input[0][: -len(Q_SUFFIX)], "weight", readers([n]))
+    return points
+
+
+def alone_runner(pre, qdq, feeds, workdir):
+    """task_rank's `alone`: the float model `pre` with one point's rounding inserted, the
+    QuantizeLinear/DequantizeLinear pair (or a weight's DequantizeLinear) and its parameters
+    copied from the QDQ model `qdq`; `alone(None)` is the float model. Built on the float model,
+    not by passing the QDQ model's other pairs through: onnxruntime folds a Relu into the pair
+    after the op before it, so a pair passed through would drop the Relu. Returns the first
+    output over `feeds`, concatenated."""
+    import onnx
+    from onnx import helper
+
+    from ortcommon import session
+
+    m, base = onnx.load(qdq), onnx.load(pre)
+    inits = {i.name: i for i in m.graph.initializer}
+    producer = {o: n for n in m.graph.node for o in n.output}
+    consumers = {}
+    for n in m.graph.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+
+    def copied(node, inputs, outputs):
+        return helper.make_node(node.op_type, inputs, outputs, name=f"{node.name}_alone",
+                                **{a.name: helper.get_attribute_value(a) for a in node.attribute})
+
+    def with_point(point):
+        g = onnx.ModelProto()
+        g.CopyFrom(base)
+        nodes, extra = [], []
+        for n in base.graph.node:
+            nodes.append(onnx.NodeProto())
+            nodes[-1].CopyFrom(n)
+        if point.kind == "weight":
+            dq = next(n for n in m.graph.node if n.op_type == "DequantizeLinear" and n.input[0] == point.tensor + Q_SUFFIX)
+            kept = [i for i in g.graph.initializer if i.name != point.tensor]
+            del g.graph.initializer[:]
+            g.graph.initializer.extend(kept)
+            extra.append(copied(dq, list(dq.input), [point.tensor]))
+            needed = dq.input
+        else:
+            q = next(n for n in m.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == point.tensor)
+            dq = next(c for c in consumers.get(q.output[0], []) if c.op_type == "DequantizeLinear")
+            tensor = point.tensor.removesuffix("_QuantizeLinear_Input")
+            writers = [n for n in nodes if tensor in n.output]
+            if writers:
+                # The writer's output is renamed; the rounded value takes the tensor's name.
+                raw = f"{tensor}_alone_float"
+                for w in writers:
+                    w.output[list(w.output).index(tensor)] = raw
+                extra += [copied(q, [raw, *q.input[1:]], [f"{tensor}_alone_q"]),
+                          copied(dq, [f"{tensor}_alone_q", *dq.input[1:]], [tensor])]
+            else:
+                # A graph input: its readers read the rounded copy.
+                rounded = f"{tensor}_alone_dq"
+                for n in nodes:
+                    for k, name in enumerate(n.input):
+                        if name == tensor:
+                            n.input[k] = rounded
+                extra += [copied(q, [tensor, *q.input[1:]], [f"{tensor}_alone_q"]),
+                          copied(dq, [f"{tensor}_alone_q", *dq.input[1:]], [rounded])]
+            needed = [*q.input[1:], *dq.input[1:]]
+        have = {i.name for i in g.graph.initializer}
+        g.graph.initializer.extend(inits[n] for n in dict.fromkeys(needed) if n in inits and n not in have)
+        del g.graph.node[:]
+        # Topological order: each inserted node right after the one that writes what it reads;
+        # those that read only initializers or a graph input go first.
+        order, pending = [], list(extra)
+
+        def place(node):
+            order.append(node)
+            for e in [e for e in pending if any(i in node.output for i in e.input)]:
+                pending.remove(e)
+                place(e)
+
+        for n in nodes:
+            place(n)
+        g.graph.node.extend(pending + order)
+        return g
+
+    def alone(point):
+        path = os.path.join(workdir, "alone.onnx")
+        onnx.save(base if point is None else with_point(point), path)
+        sess = session(path)
+        name = sess.get_outputs()[0].name
+        return np.concatenate([np.asarray(sess.run([name], feed)[0], dtype=np.float32) for feed in feeds])
+
+    return alone
+
+
 def body(a):
     from ortcommon import batching, require_artifact, run_all, session
     from ortquant import FORMATS, build, calibration_feeds, pre_processed, project_format, recorded_calibration
@@ -198,7 +337,9 @@ def body(a):
             raise emit.ToolError(f"{FP32} has no quantized node with a named input to score in the {analysed} build")
         float_group(pre, scored)
         int8_choice.print_scores(scored, analysed, batches, a["report_top"])
-        groups = [[s["node"], *s["with"]] for s in scored if s["node"] not in base]
+        groups, alone_rows = task_rank.ranked_groups(
+            quantization_points(pre, qdq, scored), alone_runner(pre, qdq, feeds[:batches], tmp.name), base,
+            [[s["node"], *s["with"]] for s in scored if s["node"] not in base], a["report_top"])
         limit = min(a["max_float_nodes"], len(groups))
         if not limit:
             raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
@@ -215,6 +356,7 @@ def body(a):
             # The candidates live in the temporary folder: only the kept one becomes the artifact.
             shutil.copyfile(found[2][found[0]][0], INT8)
     report = {"format": fmt, "analysed_format": analysed, "calibration_samples": kept, "base_float_nodes": base,
+              "alone": alone_rows,
               "thresholds": {k: a[k] for k in ("min_cosine", "min_top1_agreement", "max_acc_drop_points")}}
     out = int8_choice.mixed_precision_result(REPORT, report, scored, found, a, INT8, fmt)
     out["previous_format"] = previous
