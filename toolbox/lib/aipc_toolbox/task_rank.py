@@ -9,12 +9,13 @@ that node in float changes nothing (measured: a log-power front end, the `log` r
 float with the add before it: cosine 0.026, the same as the whole INT8 model).
 
 So each *quantization point* (one tensor the INT8 build rounds: an activation's Q/DQ pair, or a
-weight's) is applied alone, on the target's quantized reference with every other point passed
-through in float, and the model's output is compared with the float model's on the calibration
-batches. The point whose rounding alone costs the task the most comes first. A tensor is rounded
-when the op that writes it or one that reads it is quantized, so the group kept in float for a
-point is its writer and its readers (and the pass-through ops between): that is what the real
-build must leave out for the tensor to stay float.
+weight's) is applied alone (the target's quantized reference with every other point passed
+through in float, or the float model with that one point inserted), and the model's output is compared with the float model's on the calibration
+batches. The point whose rounding alone costs the task the most (the lower of cosine and top-1
+agreement) comes first. A tensor is rounded when the op that writes it or one that reads it is
+quantized, so the group kept in float for a point is its writer and its readers (and the
+pass-through ops between): that is what the real build must leave out for the tensor to stay
+float.
 
 A target supplies the points (`Point`: the tensor, the nodes of its group, how suspect the
 per-layer report makes it) and `alone(point)`, the reference's output with only that point applied
@@ -62,8 +63,10 @@ def rank(points, alone, budget_s=RANK_BUDGET_S):
         point.top1_agreement = m["top1_agreement"]
         measured.append(point)
     rest = order[len(measured):]
-    # The cosine decides; top-1 agreement breaks a tie; then the per-layer report's order.
-    measured.sort(key=lambda p: (p.cosine, p.top1_agreement, p.suspect))
+    # The worse of cosine and top-1 agreement decides (both are 1 when nothing is lost, and the
+    # gates hold both: a classifier whose classes flip under a high cosine is hurt), then the
+    # cosine, then the per-layer report's order.
+    measured.sort(key=lambda p: (min(p.cosine, p.top1_agreement), p.cosine, p.suspect))
     return measured + rest, len(measured)
 
 

@@ -157,12 +157,6 @@ def float_group(float_module, scored):
         s["with"] = extra
 
 
-def _attr(module, target):
-    for part in target.split("."):
-        module = getattr(module, part)
-    return module
-
-
 def _writer_walk(node, stop):
     """`node` and, while it is a pass-through op, the ops before it, up to the one that writes the
     tensor (the XNNPACK quantizer rounds a tensor where it is written)."""
@@ -176,68 +170,47 @@ def _writer_walk(node, stop):
 
 
 def quantization_points(float_module, reference, scored):
-    """Every tensor the quantized reference rounds, as task_rank.Point: an activation's quantize
-    node (its group: the op that writes the tensor, back through pass-through ops, and the ops that
-    read it) or a weight's dequantize node (its group: the ops that read it). Returns (points,
-    the float value of each weight dequantize, by name, for the points not applied)."""
+    """Every tensor the quantized reference (converted without folding its weights, so each
+    weight is a float constant, batch norms folded in, through a quantize node) rounds, as
+    task_rank.Point: an activation's quantize node (its group: the op that writes the tensor,
+    back through pass-through ops, and the ops that read it) or a weight's (its group: the ops
+    that read it). Returns (points, the quantize nodes of each point's tensor)."""
     fnodes = {n.name: n for n in float_module.graph.nodes}
     rank_of = {s["node"]: i for i, s in enumerate(scored)}
-    points, float_weights = [], {}
-
-    def readers(dq_nodes):
-        return [u for d in dq_nodes for u in d.users if u.op == "call_function" and u.name in fnodes]
-
-    def point(tensor, kind, nodes):
-        nodes = [n for n in dict.fromkeys(nodes) if n in fnodes and fnodes[n].op == "call_function"]
-        if nodes:
-            points.append(task_rank.Point(tensor, kind, nodes, min((rank_of.get(n, len(scored)) for n in nodes))))
-
+    points, applied = [], {}
     for node in reference.graph.nodes:
-        if _quantize(node):
-            src = node.args[0]
-            reads = readers([u for u in node.users if _dequantize(u)])
-            kind = "weight" if getattr(src, "op", None) == "get_attr" else "activation"
-            writer = _writer_walk(src, None) if kind == "activation" and hasattr(src, "op") else []
-            point(node.name if kind == "weight" else src.name, kind, writer + [r.name for r in reads])
-        elif _dequantize(node) and getattr(node.args[0], "op", None) == "get_attr":
-            # A weight folded to its INT8 values at convert: the float one is the float twin's.
-            reads = readers([node])
-            for r in reads:
-                twin = fnodes[r.name]
-                for arg, farg in zip(r.args, twin.args):
-                    if arg is node and getattr(farg, "op", None) == "get_attr":
-                        float_weights[node.name] = _attr(float_module, farg.target)
-            if node.name in float_weights:
-                point(node.args[0].target, "weight", [r.name for r in reads])
-    return points, float_weights
+        if not _quantize(node) or not hasattr(node.args[0], "op"):
+            continue
+        src = node.args[0]
+        reads = [u.name for d in node.users if _dequantize(d) for u in d.users if u.op == "call_function"]
+        kind = "weight" if src.op == "get_attr" else "activation"
+        tensor = src.target if kind == "weight" else src.name
+        writer = _writer_walk(src, None) if kind == "activation" else []
+        nodes = [n for n in dict.fromkeys(writer + reads) if n in fnodes and fnodes[n].op == "call_function"]
+        if not nodes:
+            continue
+        if tensor not in applied:
+            points.append(task_rank.Point(tensor, kind, nodes, min(rank_of.get(n, len(scored)) for n in nodes)))
+        applied.setdefault(tensor, set()).add(node.name)
+    return points, applied
 
 
-def alone_runner(reference, batches, float_weights):
-    """task_rank's `alone`: the reference run on `batches` with only one point's rounding applied
-    (every other quantize passed through, every other folded weight float); its first output."""
+def alone_runner(reference, batches, applied):
+    """task_rank's `alone`: the reference run on `batches` with only one point's quantize nodes
+    applied (every other one, and its dequantize, passes the float tensor through); its first
+    output."""
     import torch
 
-    def applied_names(point):
-        if point is None:
-            return set()
-        return {n.name for n in reference.graph.nodes
-                if (n.name == point.tensor or (n.op == "get_attr" and n.target == point.tensor)
-                    or (_quantize(n) and hasattr(n.args[0], "name") and n.args[0].name == point.tensor))}
-
     class Alone(torch.fx.Interpreter):
-        def __init__(self, applied):
+        def __init__(self, names):
             super().__init__(reference)
-            self.applied = applied
+            self.names = names
 
         def run_node(self, n):
-            if _quantize(n) and n.name not in self.applied:
+            if _quantize(n) and n.name not in self.names:
                 return self.env[n.args[0]]
-            if _dequantize(n):
-                src = n.args[0]
-                if _quantize(src) and src.name not in self.applied:
-                    return self.env[src]
-                if getattr(src, "op", None) == "get_attr" and n.name in float_weights and src.name not in self.applied:
-                    return float_weights[n.name]
+            if _dequantize(n) and _quantize(n.args[0]) and n.args[0].name not in self.names:
+                return self.env[n.args[0]]
             return super().run_node(n)
 
     def first_tensor(out):
@@ -246,9 +219,9 @@ def alone_runner(reference, batches, float_weights):
         return out.detach().float().numpy()
 
     def alone(point):
-        applied = applied_names(point)
+        names = set() if point is None else applied[point.tensor]
         with torch.no_grad():
-            return np.concatenate([first_tensor(Alone(applied).run(*batch)) for batch in batches])
+            return np.concatenate([first_tensor(Alone(names).run(*batch)) for batch in batches])
 
     return alone
 
@@ -272,7 +245,7 @@ def body(a):
     int8_choice.refuse_unsound_calibration(q.audit, calib)
     float_module, _applied = quantize.capture(q)
     quantize.check_node_names(float_module.graph, base, p)
-    reference = quantize.pt2e_convert(copy.deepcopy(float_module), q.cal, q.config, base)
+    reference = quantize.pt2e_convert(copy.deepcopy(float_module), q.cal, q.config, base, fold_quantize=False)
     one = _values(float_module, q.cal[:1])
     batches = q.cal[: int8_choice.analysis_batches(len(q.cal), sum(v.nbytes for v in one.values()), a["batches"])]
     del one
@@ -281,9 +254,9 @@ def body(a):
         raise emit.ToolError(f"{FP32}: no quantized op with a float counterpart to score in the {analysed} build")
     float_group(float_module, scored)
     int8_choice.print_scores(scored, analysed, len(batches), a["report_top"])
-    points, float_weights = quantization_points(float_module, reference, scored)
+    points, applied = quantization_points(float_module, reference, scored)
     groups, alone_rows = task_rank.ranked_groups(
-        points, alone_runner(reference, batches, float_weights), base,
+        points, alone_runner(reference, batches, applied), base,
         [[s["node"], *s["with"]] for s in scored if s["node"] not in base], a["report_top"])
     limit = min(a["max_float_nodes"], len(groups))
     if not limit:

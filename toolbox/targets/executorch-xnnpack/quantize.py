@@ -118,9 +118,11 @@ def check_node_names(graph, names, p):
             + f"; its ops: {', '.join(ops[:40])}" + (" ..." if len(ops) > 40 else ""))
 
 
-def pt2e_convert(module, cal, config, excluded=(), report=None):
+def pt2e_convert(module, cal, config, excluded=(), report=None, fold_quantize=True):
     """prepare_pt2e (XNNPACKQuantizer with `config`, the `excluded` graph nodes left in float),
-    calibrate on `cal`, convert_pt2e: the quantized reference module (Q/DQ around float ops).
+    calibrate on `cal`, convert_pt2e: the quantized reference module (Q/DQ around float ops;
+    with `fold_quantize` False each weight stays a float constant, batch norms folded in, read
+    through its quantize node, so that an analysis can pass it through).
     When calibration finds activations under the config's scale floor (`scale_floor`), it is
     prepared and calibrated again with the floor lowered below them; `report` (a dict) gets what
     scale_floor measured."""
@@ -165,7 +167,7 @@ def pt2e_convert(module, cal, config, excluded=(), report=None):
         report.update(floor)
     if floor.get("under_floor"):
         prepared = calibrated(with_eps(config, floor["observer_eps"]), pristine)
-    return convert_pt2e(prepared)
+    return convert_pt2e(prepared, fold_quantize=fold_quantize)
 
 
 # XNNPACK's quantization config floors every activation scale at its observers' eps (2^-12): a
