@@ -33,6 +33,23 @@ except ImportError:
 TARGET = ROOT / "toolbox" / "targets" / TARGET_NAME
 INT8 = f"build/model_int8.{EXT}"
 
+# The hooks both test projects share (each defines `data(n, seed)`).
+HOOKS = '''
+
+def sample():
+    return (data(4, 2)[0],)
+
+
+def held_out():
+    x, y = data(256, 3)
+    return (x,), y
+
+
+def calibration():
+    x, _ = data(64, 4)
+    return [(x[i:i + 8],) for i in range(0, 64, 8)]
+'''
+
 NET = '''
 import torch
 from torch import nn
@@ -64,20 +81,7 @@ def build():
         net[8].weight[:, unit] /= 400.0
     return net.eval()
 
-
-def sample():
-    return (data(4, 2)[0],)
-
-
-def held_out():
-    x, y = data(256, 3)
-    return (x,), y
-
-
-def calibration():
-    x, _ = data(64, 4)
-    return [(x[i:i + 8],) for i in range(0, 64, 8)]
-
+''' + HOOKS + '''
 
 def calibration_with_outlier():
     cases = calibration()
@@ -158,21 +162,7 @@ def build():
         nn.functional.cross_entropy(net(x), y).backward()
         opt.step()
     return net.eval()
-
-
-def sample():
-    return (data(4, 2)[0],)
-
-
-def held_out():
-    x, y = data(256, 3)
-    return (x,), y
-
-
-def calibration():
-    x, _ = data(64, 4)
-    return [(x[i:i + 8],) for i in range(0, 64, 8)]
-'''
+''' + HOOKS
 
 _DIR = None
 
