@@ -124,8 +124,9 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
     first: task_rank) in float beside `base`, for k = 1, 2, 4, ... then bisect to the fewest k that
     passes the thresholds in `a`; then prune: each of those k groups, the least costly first, is
     put back in INT8 when the set still passes without it (each group was measured alone, so
-    the first k may hold one the passing set does not need once the others are float). `build(nodes)` builds an INT8 artifact with `nodes` in float and returns its
-    path; `outputs(path)` runs it on the eval inputs. A set that keeps every node of
+    the first k may hold one the passing set does not need once the others are float).
+    `build(nodes)` builds an INT8 artifact with `nodes` in float and returns its path;
+    `outputs(path)` runs it on the eval inputs. A set that keeps every node of
     `quantized_nodes` (the scored ones) in float is no INT8 model and never passes (measured: a
     search that reached it "passed" with cosine 1.0 and an artifact without one INT8 node); nor
     does a set whose artifact the runtime refuses to run (`outputs` raises RuntimeError).

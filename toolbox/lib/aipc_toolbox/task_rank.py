@@ -10,12 +10,12 @@ float with the add before it: cosine 0.026, the same as the whole INT8 model).
 
 So each *quantization point* (one tensor the INT8 build rounds: an activation's Q/DQ pair, or a
 weight's) is applied alone (the target's quantized reference with every other point passed
-through in float, or the float model with that one point inserted), and the model's output is compared with the float model's on the calibration
-batches. The point whose rounding alone costs the task the most (the lower of cosine and top-1
-agreement) comes first. A tensor is rounded when the op that writes it or one that reads it is
-quantized, so the group kept in float for a point is its writer and its readers (and the
-pass-through ops between): that is what the real build must leave out for the tensor to stay
-float.
+through in float, or the float model with that one point inserted), and the model's output is
+compared with the float model's on the calibration batches. The point whose rounding alone
+costs the task the most (the lower of cosine and top-1 agreement) comes first. A tensor is
+rounded when the op that writes it or one that reads it is quantized, so the group kept in float
+for a point is its writer and its readers (and the pass-through ops between): that is what the
+real build must leave out for the tensor to stay float.
 
 A target supplies the points (`Point`: the tensor, the nodes of its group, how suspect the
 per-layer report makes it) and `alone(point)`, the reference's output with only that point applied

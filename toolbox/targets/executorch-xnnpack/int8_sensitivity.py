@@ -12,9 +12,10 @@ The onnxruntime-cpu tool of the same name does this on ONNX graphs; here the gra
    output as its consumers read it. Weights are scored too (their dequantized values against
    the float ones). A dynamic format is analysed on the static per-channel build.
 2. What the task loses (aipc_toolbox/task_rank.py): each tensor the quantized reference rounds
-   (a quantize node's input, a folded weight) is applied alone, every other quantize passed
-   through and every other weight float, under the same Interpreter; the output is compared with
-   the float model's. The costliest tensors come first, each with the ops that write and read it.
+   (converted with its weights unfolded: each weight is a float constant through its quantize
+   node) is applied alone, every other quantize node passed through, under the same
+   Interpreter; the output is compared with the float model's. The costliest tensors come
+   first, each with the ops that write and read it.
 3. Accuracy-controlled mixed precision: those groups are kept in float
    (quantize's nodes_to_exclude: the XNNPACK quantizer's filter skips them), 1, 2, 4, ... then the
    fewest that pass, each one a real .pte (quantize's own code) compared with the eager model on
@@ -157,11 +158,11 @@ def float_group(float_module, scored):
         s["with"] = extra
 
 
-def _writer_walk(node, stop):
+def _writer_walk(node):
     """`node` and, while it is a pass-through op, the ops before it, up to the one that writes the
     tensor (the XNNPACK quantizer rounds a tensor where it is written)."""
     out = []
-    while node is not None and node.op == "call_function" and node.name not in out and node.name != stop:
+    while node is not None and node.op == "call_function" and node.name not in out:
         out.append(node.name)
         if not any(t in str(node.target) for t in PASS_THROUGH) or not node.args or not hasattr(node.args[0], "op"):
             break
@@ -185,7 +186,7 @@ def quantization_points(float_module, reference, scored):
         reads = [u.name for d in node.users if _dequantize(d) for u in d.users if u.op == "call_function"]
         kind = "weight" if src.op == "get_attr" else "activation"
         tensor = src.target if kind == "weight" else src.name
-        writer = _writer_walk(src, None) if kind == "activation" else []
+        writer = _writer_walk(src) if kind == "activation" else []
         nodes = [n for n in dict.fromkeys(writer + reads) if n in fnodes and fnodes[n].op == "call_function"]
         if not nodes:
             continue

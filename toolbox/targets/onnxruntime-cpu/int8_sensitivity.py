@@ -10,15 +10,16 @@ kept in float that bring the INT8 model within the accuracy thresholds.
    report is made on the QDQ build with the same activation type, and the exclusions then apply to
    the project's format.
 2. What the task loses (aipc_toolbox/task_rank.py): each tensor the QDQ build rounds (an
-   activation's QuantizeLinear, a quantized initializer) is applied alone, every other
-   DequantizeLinear replaced by an Identity of the float tensor, and the output is compared with
-   the float model's. The costliest tensors come first, each with the nodes that write and read it.
+   activation's QuantizeLinear, a quantized initializer) is applied alone: the float model with
+   that one pair (or weight DequantizeLinear) inserted, its parameters the QDQ build's; the output
+   is compared with the float model's. The costliest tensors come first, each with the nodes
+   that write and read it.
 3. Accuracy-controlled mixed precision: those groups are kept in float
    (quantize's nodes_to_exclude), 1, 2, 4, ... of them, then the fewest that pass, each build
    compared with the eager model on eval_data at the INT8 gates' thresholds, until one passes or
    max_float_nodes is reached; then each of those is put back in INT8 when the set still passes
-   without it (int8_choice.fewest_in_float: a layer's own error does not say what the task loses). The passing build becomes build/model_int8.onnx, recording which
-   nodes are float and that this tool chose them (`aipc.chosen_by`); inspect then asks for the
+   without it (int8_choice.fewest_in_float). The passing build becomes build/model_int8.onnx,
+   recording which nodes are float and that this tool chose them (`aipc.chosen_by`); inspect then asks for the
    choice to be recorded in aipc.toml (`int8_float_nodes`), so quantize builds it again.
 
 Every build uses quantize's default calibration settings, the ones `quantize {}` rebuilds with
@@ -240,7 +241,6 @@ def alone_runner(pre, qdq, feeds, workdir):
 
     m, base = onnx.load(qdq), onnx.load(pre)
     inits = {i.name: i for i in m.graph.initializer}
-    producer = {o: n for n in m.graph.node for o in n.output}
     consumers = {}
     for n in m.graph.node:
         for i in n.input:
