@@ -149,12 +149,9 @@ def float_group(float_module, scored):
         for i in s["inputs"]:
             if i["kind"] != "activation":
                 continue
-            node = nodes.get(i["tensor"])
-            while node is not None and node.op == "call_function" and node.name != s["node"] and node.name not in extra:
-                extra.append(node.name)
-                if not any(t in str(node.target) for t in PASS_THROUGH) or not node.args or not hasattr(node.args[0], "op"):
-                    break
-                node = node.args[0]
+            for name in _writer_walk(nodes.get(i["tensor"])):
+                if name != s["node"] and name not in extra:
+                    extra.append(name)
         s["with"] = extra
 
 

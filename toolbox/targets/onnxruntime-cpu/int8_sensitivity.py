@@ -60,6 +60,27 @@ def _db(db):
     return round(float(db), 2) if np.isfinite(db) else 200.0
 
 
+def _consumers(graph):
+    """{tensor name: the nodes of `graph` that read it}."""
+    out = {}
+    for n in graph.node:
+        for i in n.input:
+            out.setdefault(i, []).append(n)
+    return out
+
+
+def _writer_walk(producer, tensor):
+    """The node that writes `tensor` and, while it is a pass-through op, the nodes before it (by
+    `producer`, {tensor: node}), up to the one whose output is quantized."""
+    out, node = [], producer.get(tensor)
+    while node is not None and node.name and node.name not in out:
+        out.append(node.name)
+        if node.op_type not in PASS_THROUGH or not node.input:
+            break
+        node = producer.get(node.input[0])
+    return out
+
+
 def node_scores(pre, qdq, feeds, workdir):
     """Score every node of the QDQ model `qdq` that reads a dequantized tensor by the error it adds:
     the SQNR (dB, QDQ model against float model) of its activation inputs as it reads them (after
@@ -106,10 +127,7 @@ def node_scores(pre, qdq, feeds, workdir):
     producer = {o: n for n in m.graph.node for o in n.output}
     # A tensor as the rest of the QDQ graph reads it: after its Q/DQ when it has one. (onnxruntime
     # folds a Relu into the Q/DQ of the op before it, so the op's own output there is pre-Relu.)
-    consumers = {}
-    for n in m.graph.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = _consumers(m.graph)
     as_read = {}
     for n in m.graph.node:
         if n.op_type == "QuantizeLinear":
@@ -171,12 +189,9 @@ def float_group(pre, scored):
         for i in s["inputs"]:
             if not i["kind"].startswith("activation"):
                 continue
-            node = producer.get(i["tensor"])
-            while node is not None and node.name and node.name != s["node"] and node.name not in extra:
-                extra.append(node.name)
-                if node.op_type not in PASS_THROUGH or not node.input:
-                    break
-                node = producer.get(node.input[0])
+            for name in _writer_walk(producer, i["tensor"]):
+                if name != s["node"] and name not in extra:
+                    extra.append(name)
         s["with"] = extra
 
 
@@ -192,25 +207,13 @@ def quantization_points(pre, qdq, scored):
     pre_names = {n.name for n in pre_nodes}
     pre_producer = {o: n for n in pre_nodes for o in n.output}
     producer = {o: n for n in m.graph.node for o in n.output}
-    consumers = {}
-    for n in m.graph.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = _consumers(m.graph)
     rank_of = {s["node"]: i for i, s in enumerate(scored)}
     points = []
 
     def readers(dq_nodes):
         return [c.name for d in dq_nodes for c in consumers.get(d.output[0], [])
                 if c.op_type not in ("QuantizeLinear", "DequantizeLinear")]
-
-    def writer(tensor):
-        out, node = [], pre_producer.get(tensor)
-        while node is not None and node.name and node.name not in out:
-            out.append(node.name)
-            if node.op_type not in PASS_THROUGH or not node.input:
-                break
-            node = pre_producer.get(node.input[0])
-        return out
 
     def point(tensor, kind, nodes):
         nodes = [n for n in dict.fromkeys(nodes) if n in pre_names]
@@ -221,7 +224,10 @@ def quantization_points(pre, qdq, scored):
         if n.op_type == "QuantizeLinear":
             dqs = [c for c in consumers.get(n.output[0], []) if c.op_type == "DequantizeLinear"]
             # A quantized graph output is renamed at its producer (`<name>_QuantizeLinear_Input`).
-            point(n.input[0], "activation", writer(n.input[0].removesuffix("_QuantizeLinear_Input")) + readers(dqs))
+            if not dqs:
+                continue
+            written = _writer_walk(pre_producer, n.input[0].removesuffix("_QuantizeLinear_Input"))
+            point(n.input[0], "activation", written + readers(dqs))
         elif n.op_type == "DequantizeLinear" and n.input[0] not in producer and n.input[0].endswith(Q_SUFFIX):
             point(n.input[0][: -len(Q_SUFFIX)], "weight", readers([n]))
     return points
@@ -241,10 +247,7 @@ def alone_runner(pre, qdq, feeds, workdir):
 
     m, base = onnx.load(qdq), onnx.load(pre)
     inits = {i.name: i for i in m.graph.initializer}
-    consumers = {}
-    for n in m.graph.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
+    consumers = _consumers(m.graph)
 
     def copied(node, inputs, outputs):
         return helper.make_node(node.op_type, inputs, outputs, name=f"{node.name}_alone",
