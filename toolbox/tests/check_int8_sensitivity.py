@@ -315,6 +315,24 @@ def a_set_that_keeps_every_quantized_node_in_float_never_passes():
 
 
 @check
+def max_float_nodes_counts_nodes_not_groups():
+    """A group is a tensor's writer and readers; the budget is nodes beside the recorded ones."""
+    from aipc_toolbox import emit, int8_choice
+    groups = [["a", "b"], ["b", "c"], ["d", "e", "f"], ["g"]]
+    assert int8_choice.group_limit(groups, [], 3) == 2
+    assert int8_choice.group_limit(groups, [], 6) == 3
+    assert int8_choice.group_limit(groups, ["a", "b"], 1) == 2  # recorded nodes are not counted
+    assert int8_choice.group_limit(groups, [], 99) == 4
+    for limit, base, text in ((1, [], "costliest group alone keeps 2 node(s)"), (5, ["x"], None)):
+        try:
+            int8_choice.group_limit(groups if text else [], base, limit)
+        except emit.ToolError as e:
+            assert (text or "nothing left to keep in float") in str(e), e
+        else:
+            raise AssertionError("no error")
+
+
+@check
 def groups_the_passing_set_does_not_need_go_back_to_int8():
     """The worst-first search keeps the 3 worst groups in float (the 2 worst fail); only the
     third matters to accuracy: pruning puts the other two back in INT8."""
@@ -437,7 +455,7 @@ def calibration_outliers_come_first_and_impossible_thresholds_fail_the_call():
     project()
     tool("quantize.py", {})
     kept = (d / INT8).read_bytes()
-    res, out = tool("int8_sensitivity.py", {"max_float_nodes": 1, "min_cosine": 1.01})
+    res, out = tool("int8_sensitivity.py", {"max_float_nodes": 4, "min_cosine": 1.01})
     assert not res["ok"] and (d / INT8).read_bytes() == kept, out
     m = signature("quant.int8_no_mixed_precision")[0].search(out)
     assert m and m["count"] == str(res_count(d)), out

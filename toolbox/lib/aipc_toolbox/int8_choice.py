@@ -114,6 +114,25 @@ def counts(limit):
     return out + [limit]
 
 
+def group_limit(groups, base, max_nodes):
+    """How many of the leading `groups` a search may keep in float: the most whose nodes, beside
+    those `base` already keeps, number at most `max_nodes` (the tool's max_float_nodes, a count
+    of nodes: a group is a rounded tensor's writer and readers, often more than one node).
+    Raises when there is no group, or when the first alone is larger than `max_nodes`."""
+    if not groups:
+        raise emit.ToolError(f"every scored node is already in float ({list(base)}): nothing left to keep in float")
+    kept, k = set(base), 0
+    for group in groups:
+        kept |= set(group)
+        if len(kept - set(base)) > max_nodes:
+            break
+        k += 1
+    if not k:
+        raise emit.ToolError(f"the costliest group alone keeps {len(set(groups[0]) - set(base))} node(s) in float "
+                             f"({', '.join(groups[0])}), more than max_float_nodes = {max_nodes}; raise it")
+    return k
+
+
 # The most builds the pruning pass of a mixed-precision search makes (each is a quantize and an
 # eval run): a bound on its time, not a threshold on the result.
 PRUNE_TRIES = 8

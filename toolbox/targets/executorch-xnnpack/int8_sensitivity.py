@@ -256,9 +256,7 @@ def body(a):
     groups, alone_rows = task_rank.ranked_groups(
         points, alone_runner(reference, batches, applied), base,
         [[s["node"], *s["with"]] for s in scored if s["node"] not in base], a["report_top"])
-    limit = min(a["max_float_nodes"], len(groups))
-    if not limit:
-        raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
+    limit = int8_choice.group_limit(groups, base, a["max_float_nodes"])
     arrays, labels, ref = int8_choice.eager_reference(
         p, a["samples"], lambda rows: etcommon.batching(etcommon.read_sidecar(FP32), rows))
     with tempfile.TemporaryDirectory() as tmp:

@@ -343,9 +343,7 @@ def body(a):
         groups, alone_rows = task_rank.ranked_groups(
             quantization_points(pre, qdq, scored), alone_runner(pre, qdq, feeds[:batches], tmp.name), base,
             [[s["node"], *s["with"]] for s in scored if s["node"] not in base], a["report_top"])
-        limit = min(a["max_float_nodes"], len(groups))
-        if not limit:
-            raise emit.ToolError(f"every scored node is already in float ({base}): nothing left to keep in float")
+        limit = int8_choice.group_limit(groups, base, a["max_float_nodes"])
 
         def build_with(nodes):
             path = os.path.join(tmp.name, f"float_{len(nodes)}_{abs(hash(tuple(nodes)))}.onnx")
