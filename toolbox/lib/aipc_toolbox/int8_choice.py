@@ -166,7 +166,14 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
         if every_quantized and every_quantized <= set(nodes):
             emit.note(f"{label} ({len(nodes)} node(s)) leave no node in INT8: not a mixed precision")
             return None, None
-        path = build(nodes)
+        try:
+            path = build(nodes)
+        except RuntimeError as e:
+            # The toolchain would not lower this mix (a rule of the delegate the target's
+            # quantize does not know yet): like a set that does not run, it fails.
+            emit.note(f"{label} ({len(nodes)} node(s)): the toolchain does not build it ({e}); counted as failing")
+            refused.append(f"{label}: {e}")
+            return {"passes": 0, "float_nodes": len(nodes), "does_not_build": 1}, None
         try:
             got = outputs(path)
         except RuntimeError as e:
@@ -209,7 +216,8 @@ def fewest_in_float(groups, base, limit, build, outputs, ref, labels, a, quantiz
                 high = mid
             else:
                 low = mid
-    if high is None and refused and all(row.get("does_not_run") or row.get("no_int8_left") for row in tried.values()):
+    if high is None and refused and all(row.get("does_not_run") or row.get("does_not_build") or row.get("no_int8_left")
+                                          for row in tried.values()):
         # Not one set ran: that is a fault of the build or the runtime, not an answer.
         raise emit.ToolError(f"no mixed-precision set runs on the runtime ({len(refused)} tried; first: {refused[0]}); "
                              "check that the INT8 artifact quantize builds loads, then report the error")

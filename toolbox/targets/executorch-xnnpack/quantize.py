@@ -13,7 +13,10 @@ calibration). Which one XNNPACK runs fastest depends on the model and the CPU; i
 measures them. The sidecar records the format and the calibration settings (`quantize`).
 Graph nodes named by `nodes_to_exclude` and aipc.toml int8_float_nodes stay in float (the
 quantizer's filter skips them; int8_sensitivity finds the fewest that bring INT8 within the
-accuracy thresholds); a name the captured graph does not have is refused.
+accuracy thresholds); a name the captured graph does not have is refused. A convolution kept in
+float takes the ops that write its input and read its output with it (XNNPACK builds a float
+convolution only between float tensors: `xnnpack_float_closure`); the sidecar lists those as
+`float_for_xnnpack`.
 
 Activation observer: XNNPACK's default is a HistogramObserver (observer="histogram");
 observer="minmax" takes the extremes, and moving_average=true uses a
@@ -116,6 +119,47 @@ def check_node_names(graph, names, p):
                "int8_sensitivity chooses again)" if from_toml
                else " (from the nodes_to_exclude argument)")
             + f"; its ops: {', '.join(ops[:40])}" + (" ..." if len(ops) > 40 else ""))
+
+
+# Ops that only move or reshape a tensor: the XNNPACK quantizer gives their output their input's
+# quantization, so the op that really writes a tensor is found back through them.
+SHAPE_OPS = ("view", "reshape", "flatten", "permute", "squeeze", "unsqueeze", "clone", "contiguous", "_to_copy",
+             "dropout", "expand", "transpose")
+CONVOLUTIONS = ("conv1d", "conv2d", "conv3d", "convolution", "conv_transpose")
+
+
+def xnnpack_float_closure(graph, excluded):
+    """The float set XNNPACK can build for `excluded`: a convolution kept in float needs the
+    tensors it reads and writes in float too. Measured on ExecuTorch 1.5.1: a float convolution
+    whose output an INT8 op reads (a quantize right after it) lowers but does not load ("Failed
+    to create (depthwise) convolution node ... xnn_status_invalid_parameter"), and one that reads
+    an INT8 op's output does not lower ("Weight and Input should both be quantized"); linear
+    layers have no such limit. So for each convolution in the set, the op that writes its input
+    (back through shape ops) and the ops that read its output join it, and so on for a
+    convolution that joins. Returns (the closed set, sorted; the nodes it added)."""
+    nodes = {n.name: n for n in graph.nodes}
+
+    def is_conv(node):
+        return node is not None and node.op == "call_function" and any(c in str(node.target) for c in CONVOLUTIONS)
+
+    keep = set(excluded)
+    queue = [name for name in excluded if is_conv(nodes.get(name))]
+    while queue:
+        conv = nodes[queue.pop()]
+        joined = []
+        src = conv.args[0] if conv.args else None
+        while hasattr(src, "op") and src.op == "call_function":
+            joined.append(src.name)
+            if not any(op in str(src.target) for op in SHAPE_OPS) or not src.args:
+                break
+            src = src.args[0]
+        joined += [user.name for user in conv.users if user.op == "call_function"]
+        for name in joined:
+            if name not in keep:
+                keep.add(name)
+                if is_conv(nodes[name]):
+                    queue.append(name)
+    return sorted(keep), sorted(keep - set(excluded))
 
 
 def pt2e_convert(module, cal, config, excluded=(), report=None, fold_quantize=True):
@@ -282,8 +326,12 @@ def body(a):
     t0 = time.monotonic()
     captured, applied = capture(q)
     check_node_names(captured.graph, excluded, p)
+    built_float, joined = xnnpack_float_closure(captured.graph, excluded)
+    if joined:
+        emit.note(f"kept in float with them so that XNNPACK can build the program: {joined} (a convolution kept "
+                  "in float needs the tensors it reads and writes in float)")
     floor = {}
-    converted = pt2e_convert(captured, q.cal, q.config, excluded, report=floor)
+    converted = pt2e_convert(captured, q.cal, q.config, built_float, report=floor)
     if floor.get("under_floor"):
         emit.warn("activation range under the scale floor",
                   f"{floor['under_floor']} of {floor['activation_tensors']} activation tensors span less than the "
@@ -297,6 +345,7 @@ def body(a):
         "dynamic_seq": bool(seq), "seq_max": p["seq_max"], "quantized": True, "input_names": p.input_names(len(inputs)), "output_names": p.output_names(),
         "quantize": {"format": fmt, "per_channel": per_channel, "observer": a["observer"], "moving_average": a["moving_average"],
                      "drop_outliers": bool(a["drop_outliers"]), "nodes_to_exclude": excluded,
+                     **({"float_for_xnnpack": joined} if joined else {}),
                      "calib_samples": len(kept), "dropped_samples": len(samples) - len(kept),
                      **({"observer_eps": floor["observer_eps"], "activations_under_floor": floor["under_floor"]}
                         if floor else {}),
