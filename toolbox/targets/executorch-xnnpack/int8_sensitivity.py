@@ -243,7 +243,9 @@ def body(a):
     int8_choice.refuse_unsound_calibration(q.audit, calib)
     float_module, _applied = quantize.capture(q)
     quantize.check_node_names(float_module.graph, base, p)
-    reference = quantize.pt2e_convert(copy.deepcopy(float_module), q.cal, q.config, base, fold_quantize=False)
+    # The reference keeps in float what every build of `base` does (with XNNPACK's closure).
+    reference = quantize.pt2e_convert(copy.deepcopy(float_module), q.cal, q.config,
+                                      quantize.xnnpack_float_closure(float_module.graph, base)[0], fold_quantize=False)
     one = _values(float_module, q.cal[:1])
     batches = q.cal[: int8_choice.analysis_batches(len(q.cal), sum(v.nbytes for v in one.values()), a["batches"])]
     del one
