@@ -379,6 +379,14 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-compare-app-path-affine.txt", "app path", &["app_path_ok == 1=0.0000"],
         "app.affine_feed", "input-preprocessing",
         &[("input", "x"), ("function", "Reader.prepare"), ("kind", "per-channel"), ("residual", "0.00")]),
+    // The app skips a step of eval_data's own path: the step, where it is, and how the app reaches it.
+    gated(ORT, "toolbox/ort-compare-app-path-skipped-step.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.skipped_step", "input-preprocessing",
+        &[("input", "x"), ("file", "app.py"), ("line", "10"), ("function", "Reader.prepare"), ("step", "unpack"),
+          ("step_file", "net.py"), ("called_at", "net.py:70"), ("via", "net:unpack")]),
+    gated(ET, "toolbox/et-compare-app-path-skipped-step.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.skipped_step", "input-preprocessing",
+        &[("input", "x"), ("function", "Reader.prepare"), ("residual", "0.00"), ("via", "net:unpack")]),
     // ---- an artifact that is not there names the tool that writes it (common/artifacts.toml)
     case(ET, "toolbox/et-inspect-int8-missing.txt", "artifact.int8_missing", "missing-artifact",
         &[("artifact", "build/model_int8.pte")]),

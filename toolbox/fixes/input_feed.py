@@ -23,7 +23,16 @@ samples, and applied to what the function returns (`scale=`, `shift=` in the dec
 dtype/layout conversion). A difference that is not affine (a transpose, a crop, clipping) is
 refused, with what was measured: it needs the function rewritten (replace_function).
 
-That function gets a decorator, `@_aipc_conform_feed(position, dtype=..., layout=..., contiguous=..., scale=..., shift=...)`,
+With `via` ("module:name"), the values are converted by the project's own step instead: when the
+app feeds the raw form of its data and eval_data's path converts that form with a step the
+project defines (an `aipc-warning: app path skipped step:` line names it and how the app reaches
+it, aipc_toolbox/skipped_step.py), the step is measured on the same paired samples first
+(refused when it does not resolve or does not give eval_data's values) and applied to what the
+function returns (`via=`, with how eval_data's path gave it its input: `via_takes`, `via_each`,
+and the dtype of eval_data's input, `via_dtype`); the module holding it is imported when the
+function first runs, so it may import the app's module itself.
+
+That function gets a decorator, `@_aipc_conform_feed(position, dtype=..., layout=..., contiguous=..., scale=..., shift=..., via=...)`,
 placed right above its `def` (under @staticmethod / @classmethod), and the decorator (a helper
 added once at module level) converts what it returns: the returned array itself (position
 None), or element `position` of the tuple it returns (or of each tuple of the list it returns):
@@ -48,6 +57,7 @@ match eval_data's values, measured the same way).
 
 Usage: python input_feed.py --input image --dtype float32                 (the trace finds the function)
        python input_feed.py --input image --value_range true              (the map is measured)
+       python input_feed.py --input image --via mypkg.prep:Normaliser()   (the project's own step)
        python input_feed.py --file infer.py --function run_inputs --input image --layout nchw
 """
 import ast
@@ -60,14 +70,17 @@ DECORATOR = "_aipc_conform_feed"
 
 HELPER = '''
 
-def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0):
+def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
+                       via=None, via_takes="numpy", via_each=False, via_dtype="float32"):
     \"\"\"Convert what the decorated function returns to what the deployed artifact takes: the
     returned array itself (position None) or input `position` of the tuple(s) it returns, to
     `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw": channels-last data to a
-    channels-first graph; "nhwc": the other way), then to the values the model was trained on,
-    x * scale + shift (scale: a number, one per channel of axis 1, or a channel-mixing matrix;
-    measured against eval_data), contiguous. Added by aipc's fix_input_feed; the function's own
-    preprocessing is left as it is.\"\"\"
+    channels-first graph; "nhwc": the other way), then through the project's own step `via`
+    (module:name, as eval_data's path converts its samples; given a numpy array or a tensor,
+    `via_takes`, sample by sample when `via_each`; the result in `via_dtype`), then to the values
+    the model was trained on, x * scale + shift (scale: a number, one per channel of axis 1, or a
+    channel-mixing matrix; measured against eval_data), contiguous. Added by aipc's
+    fix_input_feed; the function's own preprocessing is left as it is.\"\"\"
     import functools
 
     # The named orders again (NAMED_LAYOUTS in aipc's input_feed.py): this helper is pasted into the
@@ -88,6 +101,41 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         # C order: numpy keeps a transposed operand's strides, and the runtime takes none else.
         return numpy.ascontiguousarray(v, dtype=x.dtype if x.dtype.kind == "f" else "float32")
 
+    resolved = []
+
+    def step():
+        # The project's own step, found again by its reference on first use (aipc's
+        # skipped_step.resolve): imported lazily, as the module holding it may import this one.
+        if not resolved:
+            import importlib
+
+            module, _, path = via.partition(":")
+            obj = importlib.import_module(module)
+            for part in path.split("."):
+                obj = getattr(obj, part[:-2] if part.endswith("()") else part)
+                obj = obj() if part.endswith("()") else obj
+            resolved.append(obj)
+        return resolved[0]
+
+    def through_step(x):
+        import numpy
+        import torch
+
+        fn, tensor = step(), hasattr(x, "permute")
+        given = x
+        if via_takes == "numpy" and tensor:
+            given = x.detach().cpu().numpy()
+        elif via_takes == "torch" and not tensor:
+            given = torch.from_numpy(numpy.ascontiguousarray(x))
+        if via_each:
+            parts = [fn(given[i]) for i in range(given.shape[0])]
+            out = torch.stack([torch.as_tensor(p) for p in parts]) if via_takes == "torch" else numpy.stack(parts)
+        else:
+            out = fn(given)
+        out = out.detach().cpu().numpy() if hasattr(out, "detach") else numpy.asarray(out)
+        out = numpy.ascontiguousarray(out, dtype=via_dtype)
+        return torch.from_numpy(out) if tensor else out
+
     def convert(x):
         if hasattr(x, "permute"):  # a torch tensor
             import torch
@@ -96,6 +144,8 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
                 x = x.permute(*order)
             if dtype:
                 x = x.to(getattr(torch, dtype))
+            if via:
+                x = through_step(x)
             if scale is not None:
                 return torch.from_numpy(rescale(x.detach().cpu().numpy()))
             return x.contiguous() if contiguous or order else x
@@ -105,6 +155,8 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         if order:
             x = x.transpose(order)
         x = numpy.ascontiguousarray(x, dtype=dtype or x.dtype)
+        if via:
+            x = through_step(x)
         return rescale(x) if scale is not None else x
 
     def conform_item(item):
@@ -179,7 +231,7 @@ def traced_builder(position):
     return None, None
 
 
-CONVERSIONS = ("dtype", "layout", "scale", "shift")  # the decorator's keywords, in order
+CONVERSIONS = ("dtype", "layout", "scale", "shift", "via", "via_takes", "via_each", "via_dtype")  # the decorator's keywords, in order
 
 
 def decorator_options(position, conversions):
@@ -327,17 +379,61 @@ def values_after(position):
     return None if got["identity"] else f"the feed still maps onto eval_data by {got['map']}"
 
 
+def measured_step(input_name, position, reference):
+    """The step of the project named `reference` (module:name) and the function that built the
+    feed, when that step turns what the app feeds as input `position` into eval_data's values
+    (aipc_toolbox/skipped_step.py); refused otherwise."""
+    from aipc_toolbox import affine, skipped_step
+    from aipc_toolbox.project import Project
+
+    project = Project()
+    traced = project.traced_app_eval_data()
+    if traced is None:
+        raise FixRefused("via: aipc.toml names no app_eval_data (the app's own feed of eval_data's raw samples, with their "
+                         "labels): the step cannot be measured against eval_data; add it, or rewrite the function that "
+                         "builds the input with replace_function")
+    items, _, builders = traced
+    try:
+        step = skipped_step.measure_reference(project, items, position, reference)
+    except ValueError as e:
+        raise FixRefused(f"via: {e}; nothing was changed") from None
+    if step is None:
+        raise FixRefused(f"via: {reference} applied to input {input_name} as the app feeds it does not give eval_data's "
+                         "values (measured on app_eval_data); nothing was changed: name the step the app path warning "
+                         "gives, or rewrite the function that builds the input (replace_function)")
+    emit.note(f"measured on app_eval_data against eval_data: input {input_name} converted by {reference} holds eval_data's "
+              f"values ({100 * step.residual:.2f}% residual)")
+    return step, affine.builder_at(builders, position)
+
+
+def newer_helper(text):
+    """`text` with its @_aipc_conform_feed helper replaced by this version's when it predates
+    `via` (a file fixed by an older aipc, then given a step)."""
+    tree = ast.parse(text)
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == DECORATOR), None)
+    if node is None or any(arg.arg == "via" for arg in node.args.args):
+        return text
+    lines = text.splitlines(keepends=True)
+    lines[node.lineno - 1: node.end_lineno] = [HELPER.strip("\n") + "\n"]
+    return "".join(lines)
+
+
 def body(a):
-    if not a["dtype"] and not a["layout"] and not a["contiguous"] and not a["value_range"]:
-        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw, nhwc or an order of axes), contiguous "
-                         "and/or value_range")
+    if not a["dtype"] and not a["layout"] and not a["contiguous"] and not a["value_range"] and not a["via"]:
+        raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw, nhwc or an order of axes), contiguous, "
+                         "value_range and/or via")
+    if a["value_range"] and a["via"]:
+        raise FixRefused("value_range and via both given: pass one (via converts with the project's own step, value_range "
+                         "with a measured scale and offset)")
     if a["layout"]:
         layout_order(a["layout"])  # a layout that is no order of axes is refused before anything runs
     position = input_position(a["input"])
     path, name, builder, returned, shape_before = a["file"], a["function"], None, "tuple", None
-    fit = None
+    fit = step = None
     if a["value_range"]:
         fit, builder = measured_map(a["input"], position)
+    if a["via"]:
+        step, builder = measured_step(a["input"], position, a["via"])
     try:
         traced, shape_before = traced_builder(position)
         builder = builder or traced
@@ -362,7 +458,9 @@ def body(a):
         named = str(a["layout"]).strip().lower()
         layout = named if named in NAMED_LAYOUTS else order
     wanted = {"dtype": a["dtype"] or None, "layout": layout,
-              "scale": fit.scale if fit else None, "shift": fit.shift if fit else None}
+              "scale": fit.scale if fit else None, "shift": fit.shift if fit else None,
+              "via": step.reference if step else None, "via_takes": step.takes if step and step.takes != "numpy" else None,
+              "via_each": True if step and step.each else None, "via_dtype": step.dtype if step else None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]
     indent = line[: len(line) - len(line.lstrip())]
@@ -392,18 +490,21 @@ def body(a):
         lines = new.splitlines(keepends=True)
         lines.insert(after_imports_line(ast.parse(new)), HELPER)
         new = "".join(lines)
+    elif step is not None:
+        new = newer_helper(new)
     changed, diff = finish(path, text, new, a["dry_run"])
     if not a["dry_run"] and builder is not None:
         converted = a["dtype"] or a["layout"] or a["contiguous"]
         wrong = measure_after(a["input"], position, a, shape_before) if converted else None
-        if not wrong and fit is not None:
+        if not wrong and (fit is not None or step is not None):
             wrong = values_after(position)
         if wrong:
             with open(path, "w") as f:
                 f.write(text)
             raise FixRefused(f"{path}:{fn.lineno}: decorating {name}() did not fix the feed ({wrong}); the edit is undone")
     what = " and ".join(o for o in (a["dtype"] and f"dtype {a['dtype']}", a["layout"] and f"layout {a['layout']}",
-                                    a["contiguous"] and "contiguous", fit and f"values {fit.describe()}") if o)
+                                    a["contiguous"] and "contiguous", fit and f"values {fit.describe()}",
+                                    step and f"converted by {step.reference}") if o)
     from aipc_toolbox.project import Project
 
     hook = Project().spec_file("run_inputs") if builder is not None else ("", "")
@@ -416,7 +517,7 @@ def body(a):
     return {"file": path, "function": name, "line": fn.lineno, "input": a["input"], "position": position,
             "traced": int(builder is not None), "dtype": a["dtype"] or None, "layout": a["layout"] or None,
             "contiguous": int(bool(a["contiguous"])),
-            "value_map": fit.describe() if fit else None, "value_map_kind": fit.kind if fit else None, "other_callers": others, "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
+            "value_map": fit.describe() if fit else None, "value_map_kind": fit.kind if fit else None, "via": step.reference if step else None, "other_callers": others, "changed_lines": changed, "written": int(not a["dry_run"]), "diff": diff}
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ them in a method of its own class:
 - preprocessing that runs but gives other values (another scale; the features in another order):
   app_path_ok 0, and the warning names the method that built the inputs (file:line) and both
   value ranges, in the form the app.accuracy_drop signature reads;
+- values that a step of eval_data's own path makes from what the app feeds (the device's order
+  back to the sensor's, not an affine map of tables): a line names the step and how the app
+  reaches it (the app.skipped_step signature), and fix_input_feed `via` converts with it in the
+  method that builds the inputs, after which the app's path scores as eager;
 - values that are an affine map of eval_data's (another scale; a scale per feature): a second
   warning gives the map measured (the app.affine_feed signature), and fix_input_feed
   `value_range` applies it in the method that builds the inputs, after which the app's path
@@ -26,8 +30,11 @@ from checklib import ROOT, check, main, run_script, venv_target
 TARGET_NAME, EXT, TARGET = venv_target()
 
 NET = '''
+import numpy as np
 import torch
 from torch import nn
+
+ORDER = [3, 0, 7, 1, 10, 5, 2, 11, 4, 9, 6, 8]  # the order the device sends its 12 readings in
 
 
 def raw(n, seed):
@@ -74,6 +81,24 @@ def held_out():
 def calibration():
     x, _ = raw(64, 4)
     return [(x[i:i + 8].float() / 16.0,) for i in range(0, 64, 8)]
+
+
+def pack(readings):
+    """The readings as the device sends them: in its own order."""
+    return readings[:, ORDER]
+
+
+def unpack(packed):
+    """The device's order back to the sensor's, in the model's unit."""
+    x = np.empty(packed.shape, dtype=np.float32)
+    x[:, ORDER] = packed / 16.0
+    return x
+
+
+def held_out_packed():
+    """held_out(), from what the device sends."""
+    x, y = raw(96, 3)
+    return (torch.from_numpy(unpack(pack(x.numpy()))),), y
 '''
 
 APP = '''
@@ -100,6 +125,7 @@ def labelled(limit=None):
 RIGHT = "(readings / 16.0).astype(np.float32)"
 WRONG_SCALE = "(readings / 255.0).astype(np.float32)"
 WRONG_ORDER = "np.ascontiguousarray((readings / 16.0).astype(np.float32)[:, ::-1])"
+PACKED = "np.ascontiguousarray(net.pack(readings), dtype=np.float32)"
 WRONG_PER_FEATURE = "(readings * np.linspace(-1.0, 1.0, 12) + 3.0).astype(np.float32)"
 FIX = ROOT / "toolbox" / "fixes" / "input_feed.py"
 
@@ -233,6 +259,29 @@ def an_affine_difference_is_measured_and_fix_input_feed_applies_it_where_the_inp
         res, out = fix_input_feed({"input": "x", "value_range": True})
         assert not res["ok"] and "already holds eval_data's values" in res["error"], out
         assert (_DIR / "app.py").read_text() == after
+
+
+@check
+def a_step_of_eval_datas_path_the_app_skips_is_measured_and_fix_input_feed_converts_with_it():
+    regex, fixes = signature("app.skipped_step")
+    project(PACKED)
+    toml = (_DIR / "aipc.toml").read_text()
+    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', 'eval_data = "net:held_out_packed"'))
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 0 and res["app_skipped_step"] == "net:unpack" and "app path affine" not in out, out
+    m = regex.search(out)
+    assert m, out
+    assert (m["input"], m["file"], m["function"], m["step"], m["via"]) == ("x", "app.py", "Reader.prepare", "unpack",
+                                                                            "net:unpack"), m.groupdict()
+    assert m["step_file"] == "net.py" and m["called_at"].startswith("net.py:"), m.groupdict()
+    assert fixes[0].replace("${input}", m["input"]).replace("${via}", m["via"]).startswith(
+        'fix_input_feed {"input": "x", "via": "net:unpack"}'), fixes[0]
+    res, out = fix_input_feed({"input": m["input"], "via": m["via"]})
+    assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "Reader.prepare", out
+    assert (_DIR / "app.py").read_text().count(PACKED) == 1, "the method's own code is left as it is"
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
+    project()
 
 
 @check

@@ -23,11 +23,14 @@ aipc_toolbox/builders.py) and the value statistics of its feed next to eval_data
 goes where the app prepares its inputs. When, for an input, the app's feed is an affine map of
 eval_data's (a scale and offset, per channel, or a channel order: aipc_toolbox/affine.py), a
 second line says so with the map measured, `aipc-warning: app path affine:`, so the repair can be
-that map applied where the input is built (fix_input_feed `value_range`).
+that map applied where the input is built (fix_input_feed `value_range`). When no map fits, a
+step of eval_data's own path that turns what the app feeds into eval_data's values
+(aipc_toolbox/skipped_step.py) is named in a third line, `aipc-warning: app path skipped step:`,
+so the repair can be that step applied where the input is built (fix_input_feed `via`).
 """
 import numpy as np
 
-from . import affine, emit, feed
+from . import affine, emit, feed, skipped_step
 
 APP_SAMPLES_MAX = 100_000  # samples run through the app's path at most (bounded memory)
 
@@ -86,6 +89,22 @@ def affine_faults(project, items, builders, reference_inputs):
         if fit is not None and not fit.identity():
             faults.append((names[position], affine.builder_at(builders, position), fit))
     return faults
+
+
+def skipped_steps(project, items, builders, reference_inputs):
+    """For each input the app feeds in a raw form that a step of eval_data's own path converts
+    (aipc_toolbox/skipped_step.py): (input name, builder or None, the best Step)."""
+    count = len(items[0]) if items else 0
+    try:
+        names = project.input_names(count)
+    except emit.ToolError:
+        names = [f"input_{i}" for i in range(count)]
+    found = []
+    for position in range(min(count, len(reference_inputs))):
+        steps = skipped_step.find(project, items, position, reference_inputs)
+        if steps:
+            found.append((names[position], affine.builder_at(builders, position), steps[0]))
+    return found
 
 
 def measure(project, artifact, run_items, reference, max_drop_points, model=None):
@@ -148,7 +167,8 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
                   f"({drop:+.2f} points drop, budget {max_drop_points}): the inputs are built by {where}{stats}. "
                   "Repair the preprocessing in that function so that it feeds what the model was trained on")
         m["app_builder"] = where
-        for name, built, fit in affine_faults(project, items, builders, reference["inputs"]):
+        affine_found = affine_faults(project, items, builders, reference["inputs"])
+        for name, built, fit in affine_found:
             source = f"{built.file}:{built.line} {built.function}()" if built else where
             emit.warn("app path affine",
                       f"input {name} as the app feeds it (built by {source}) maps onto eval_data's inputs by "
@@ -156,4 +176,11 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
                       "orders its values differently from eval_data; that map, applied to what the function returns, "
                       "gives what the model was trained on")
             m["app_affine_input"] = name
+        if not affine_found:
+            for name, built, step in skipped_steps(project, items, builders, reference["inputs"]):
+                source = f"{built.file}:{built.line} {built.function}()" if built else where
+                emit.warn("app path skipped step",
+                          f"input {name} as the app feeds it (built by {source}) is what eval_data converts with "
+                          f"{step.describe()}")
+                m["app_skipped_step"] = step.reference
     return m

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+# aipc-venvs: onnxruntime-cpu
+"""aipc_toolbox/skipped_step.py and fix_input_feed `via`: the app feeds the raw form of its data
+and a step of eval_data's own path turns it into the model's values. The step is found by
+applying every candidate of that path to what the app feeds, in several code shapes:
+
+- a module-level function of a package; a converter object made with no arguments (`__call__`);
+  a method of an object made with arguments that a module holds; a @staticmethod; a step given
+  one sample at a time (no batch dim); a step that takes a tensor;
+- each is written where the app builds the input (the function the trace follows), and the app's
+  feed then holds eval_data's values (measured in a fresh interpreter);
+- not offered: a step no code outside eval_data's call can reach (a nested function); a step the
+  app already applies. A step that is affine is found too (the app path line gives affine.py's
+  measured map first, and looks for a step only when there is none);
+- refused, the file left as it was: a reference that does not resolve, and one that resolves
+  but does not give eval_data's values;
+- a file decorated by an older fix_input_feed (its helper without `via`) gets the new helper.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from checklib import ROOT, check, main
+
+sys.path.insert(0, str(ROOT / "toolbox" / "lib"))
+sys.path.insert(0, str(ROOT / "toolbox" / "fixes"))
+
+FIX = ROOT / "toolbox" / "fixes" / "input_feed.py"
+TOML = ('[project]\nmodel = "m:f"\nexample_inputs = "hooks:example"\neval_data = "hooks:held_out"\n'
+        'run_inputs = "app:run_inputs"\napp_eval_data = "app:labelled"\ninput_names = ["x"]\n')
+
+# Raw readings (counts of a 12-bit converter, per-sample baselines), the same in every project.
+RAW = """
+import numpy as np
+
+
+def raw(n=48):
+    rng = np.random.default_rng(7)
+    base = rng.uniform(200, 900, size=(n, 4, 1))
+    rise = rng.uniform(1.0, 3.0, size=(n, 4, 16)).cumsum(axis=-1)
+    return np.clip(base + rise * rng.uniform(1, 40, size=(n, 1, 1)), 1, 4094).astype(np.uint16), rng.integers(0, 3, n)
+"""
+
+APP = """
+import numpy as np
+import torch
+
+from raw import raw
+
+
+class Feeder:
+    def frame(self, counts):
+        return torch.from_numpy(np.asarray(counts, dtype=np.float32)[None])
+
+
+def labelled():
+    counts, labels = raw()
+    feeder = Feeder()
+    return [(feeder.frame(c),) for c in counts], torch.from_numpy(labels)
+
+
+def run_inputs():
+    return labelled()[0][:4]
+"""
+
+# Each shape: the project's own step and the eval_data hook that applies it.
+SHAPES = {
+    "module function": ({
+        "sensing/__init__.py": "",
+        "sensing/prep.py": """
+            import numpy as np
+
+
+            def to_response(counts):
+                g = counts.astype(np.float64)
+                return np.log(g / g[..., :2].mean(axis=-1, keepdims=True)).astype(np.float32)
+            """,
+        "hooks.py": """
+            import torch
+
+            from raw import raw
+            from sensing.prep import to_response
+
+
+            def held_out():
+                counts, labels = raw()
+                return (torch.from_numpy(to_response(counts)),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "sensing.prep:to_response"),
+    "converter object": ({
+        "conv.py": """
+            from dataclasses import dataclass
+
+            import numpy as np
+
+
+            @dataclass
+            class Settings:
+                floor: float = 1.0
+
+
+            class Converter:
+                def __init__(self, settings=Settings()):
+                    self.settings = settings
+
+                def ratio(self, counts):
+                    g = np.maximum(counts.astype(np.float64), self.settings.floor)
+                    return g / np.median(g[..., :3], axis=-1, keepdims=True)
+
+                def __call__(self, counts):
+                    return np.log(self.ratio(counts)).astype(np.float32)
+            """,
+        "hooks.py": """
+            import torch
+
+            from conv import Converter
+            from raw import raw
+
+            CONVERT = Converter()
+
+
+            def held_out():
+                counts, labels = raw()
+                return (torch.from_numpy(CONVERT(counts)),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "conv:Converter()"),
+    "method of a held object made with arguments": ({
+        "norm.py": """
+            import numpy as np
+
+
+            class Compander:
+                def __init__(self, mu):
+                    self.mu = mu
+
+                def expand(self, counts):
+                    x = counts.astype(np.float64) / 4095.0
+                    return (np.log1p(self.mu * x) / np.log1p(self.mu)).astype(np.float32)
+
+
+            LINE = Compander(mu=255.0)
+            """,
+        "hooks.py": """
+            import torch
+
+            from norm import LINE
+            from raw import raw
+
+
+            def held_out():
+                counts, labels = raw()
+                return (torch.from_numpy(LINE.expand(counts)),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "norm:LINE.expand"),
+    "static method, one sample at a time": ({
+        "codec.py": """
+            import numpy as np
+
+
+            class Codec:
+                @staticmethod
+                def decode(window):
+                    assert window.ndim == 2, "one window at a time"
+                    w = window.astype(np.float64)
+                    return np.sqrt(w) - np.sqrt(w[:, :1])
+            """,
+        "hooks.py": """
+            import numpy as np
+            import torch
+
+            from codec import Codec
+            from raw import raw
+
+
+            def held_out():
+                counts, labels = raw()
+                x = np.stack([Codec.decode(w) for w in counts]).astype(np.float32)
+                return (torch.from_numpy(x),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "codec:Codec.decode"),
+    "a step that takes a tensor": ({
+        "tprep.py": """
+            import torch
+
+
+            def soft_level(x):
+                x = x.to(torch.float32)
+                return torch.tanh(x / x.amax(dim=-1, keepdim=True))
+            """,
+        "hooks.py": """
+            import torch
+
+            from raw import raw
+            from tprep import soft_level
+
+
+            def held_out():
+                counts, labels = raw()
+                return (soft_level(torch.from_numpy(counts.astype('int64'))),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "tprep:soft_level"),
+}
+
+
+def project(files, app=APP):
+    d = Path(tempfile.mkdtemp(prefix="aipc-skipped-step-"))
+    for name, text in {"raw.py": RAW, "app.py": app, **files}.items():
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
+        (d / name).write_text(textwrap.dedent(text))
+    (d / "aipc.toml").write_text(TOML)
+    return d
+
+
+def steps(d):
+    """skipped_step.find on the project in `d`, in a fresh interpreter: [(reference, each, takes)]."""
+    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import skipped_step\n"
+            "p = Project()\nitems, _, _ = p.traced_app_eval_data()\n"
+            "print(json.dumps([[s.reference, s.each, s.takes, s.called_at] for s in skipped_step.find(p, items, 0)]))")
+    return json.loads(_python(d, code).strip().splitlines()[-1])
+
+
+def _python(d, code):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "toolbox" / "lib"))
+    p = subprocess.run([sys.executable, "-c", code], cwd=d, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def fix(d, **args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "toolbox" / "lib"))
+    p = subprocess.run([sys.executable, str(FIX), "--args-json", json.dumps(args)], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
+    return json.loads(p.stdout.strip().splitlines()[-1]), p.stdout
+
+
+def matches_eval(d):
+    """Whether the app's feed now holds eval_data's values (a fresh interpreter)."""
+    code = ("import json\nfrom aipc_toolbox import affine\nfrom aipc_toolbox.project import Project\n"
+            "fit, why, _ = affine.measure_app_feed(Project(), 0)\nprint(json.dumps(bool(fit and fit.identity())))")
+    return json.loads(_python(d, code).strip().splitlines()[-1])
+
+
+@check
+def the_step_eval_data_applies_is_found_in_each_code_shape_and_written_where_the_app_builds_the_input():
+    for shape, (files, reference) in SHAPES.items():
+        d = project(files)
+        found = steps(d)
+        assert found and found[0][0] == reference, (shape, found)
+        assert found[0][3].startswith("hooks.py:"), (shape, found)
+        assert not matches_eval(d), shape
+        res, out = fix(d, input="x", via=found[0][0])
+        assert res["ok"] and res["function"] == "Feeder.frame" and res["via"] == reference, (shape, out)
+        text = (d / "app.py").read_text()
+        assert f'via="{reference}"' in text and "return torch.from_numpy(np.asarray(counts" in text, (shape, text)
+        assert matches_eval(d), shape
+        # Measured again: the app applies the step now, and nothing is left to find.
+        assert steps(d) == [], shape
+
+
+@check
+def one_sample_at_a_time_and_tensor_steps_keep_the_way_eval_data_calls_them():
+    found = steps(project(SHAPES["static method, one sample at a time"][0]))
+    assert found[0][1] is True and found[0][2] == "numpy", found
+    found = steps(project(SHAPES["a step that takes a tensor"][0]))
+    assert found[0][1] is False and found[0][2] == "torch", found
+
+
+@check
+def a_step_nothing_outside_eval_data_can_reach_is_not_offered():
+    files = {"hooks.py": """
+        import numpy as np
+        import torch
+
+        from raw import raw
+
+
+        def held_out():
+            def level(counts):
+                g = counts.astype(np.float64)
+                return np.log(g / g[..., :2].mean(axis=-1, keepdims=True)).astype(np.float32)
+
+            counts, labels = raw()
+            return (torch.from_numpy(level(counts)),), torch.from_numpy(labels)
+
+
+        def example():
+            return (held_out()[0][0][:1],)
+        """}
+    assert steps(project(files)) == []
+
+
+@check
+def a_step_that_is_affine_is_found_too():
+    files = {"scale.py": "def unit(counts):\n    return (counts / 4095.0).astype('float32')\n",
+             "hooks.py": """
+        import torch
+
+        from raw import raw
+        from scale import unit
+
+
+        def held_out():
+            counts, labels = raw()
+            return (torch.from_numpy(unit(counts)),), torch.from_numpy(labels)
+
+
+        def example():
+            return (held_out()[0][0][:1],)
+        """}
+    assert steps(project(files))[0][0] == "scale:unit"
+
+
+@check
+def a_reference_that_does_not_resolve_or_does_not_give_eval_datas_values_is_refused_writing_nothing():
+    files, _ = SHAPES["converter object"]
+    d = project(files)
+    before = (d / "app.py").read_text()
+    for via, says in (("conv:Nothing()", "has no Nothing"), ("conv", "is not module:name"),
+                      ("nomodule:f", "does not import"), ("conv:Converter().ratio", "does not give eval_data's values")):
+        res, out = fix(d, input="x", via=via)
+        assert not res["ok"] and says in res["error"] and "nothing was changed" in res["error"], (via, out)
+        assert (d / "app.py").read_text() == before, via
+
+
+@check
+def a_file_with_an_older_helper_gets_the_one_that_knows_via():
+    from input_feed import HELPER, newer_helper
+
+    old = HELPER.replace('''def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
+                       via=None, via_takes="numpy", via_each=False, via_dtype="float32"):''',
+                         "def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0):")
+    assert old != HELPER
+    text = "import numpy as np\n" + old + "\n\n@_aipc_conform_feed(None, dtype=\"float32\")\ndef f():\n    return 1\n"
+    new = newer_helper(text)
+    assert "via=None" in new and new.count("def _aipc_conform_feed(") == 1 and new.endswith("def f():\n    return 1\n"), new
+    assert newer_helper(new) == new
+
+
+if __name__ == "__main__":
+    main()
