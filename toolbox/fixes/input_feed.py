@@ -387,15 +387,10 @@ def measured_step(input_name, position, reference):
     from aipc_toolbox.project import Project
 
     project = Project()
-    traced = project.traced_app_eval_data()
-    if traced is None:
-        raise FixRefused("via: aipc.toml names no app_eval_data (the app's own feed of eval_data's raw samples, with their "
-                         "labels): the step cannot be measured against eval_data; add it, or rewrite the function that "
-                         "builds the input with replace_function")
-    items, _, builders = traced
     try:
+        items, builders = affine.app_feed(project)
         step = skipped_step.measure_reference(project, items, position, reference)
-    except ValueError as e:
+    except (ToolError, ValueError) as e:
         raise FixRefused(f"via: {e}; nothing was changed") from None
     if step is None:
         raise FixRefused(f"via: {reference} applied to input {input_name} as the app feeds it does not give eval_data's "

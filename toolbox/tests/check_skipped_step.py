@@ -339,6 +339,10 @@ def a_reference_that_does_not_resolve_or_does_not_give_eval_datas_values_is_refu
         res, out = fix(d, input="x", via=via)
         assert not res["ok"] and says in res["error"] and "nothing was changed" in res["error"], (via, out)
         assert (d / "app.py").read_text() == before, via
+    (d / "aipc.toml").write_text(TOML.replace('app_eval_data = "app:labelled"\n', ""))
+    res, out = fix(d, input="x", via="conv:Converter()")
+    assert not res["ok"] and "names no app_eval_data" in res["error"] and "nothing was changed" in res["error"], out
+    assert (d / "app.py").read_text() == before
 
 
 @check

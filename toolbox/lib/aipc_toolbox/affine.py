@@ -187,10 +187,10 @@ def builder_at(builders, position):
     return next((b[position] for b in builders if position < len(b) and b[position] is not None), None)
 
 
-def measure_app_feed(project, position):
-    """(Fit or None, reason, builder or None) of what the app feeds as input `position` (aipc.toml
-    app_eval_data, every tuple) against eval_data's inputs: the same samples, so `fit` says what
-    map turns the one into the other. Raises ToolError when app_eval_data is not set."""
+def app_feed(project):
+    """(the input tuples the app feeds, their builders) from aipc.toml app_eval_data (the raw form
+    of eval_data's samples, through the app's own preprocessing). Raises ToolError when
+    app_eval_data is not set."""
     from .emit import ToolError
 
     traced = project.traced_app_eval_data()
@@ -199,6 +199,16 @@ def measure_app_feed(project, position):
                         "labels): the app's values have nothing to be measured against; add it, or rewrite the "
                         "function that builds the input with replace_function")
     items, _, builders = traced
+    return items, builders
+
+
+def measure_app_feed(project, position):
+    """(Fit or None, reason, builder or None) of what the app feeds as input `position` (aipc.toml
+    app_eval_data, every tuple) against eval_data's inputs: the same samples, so `fit` says what
+    map turns the one into the other. Raises ToolError when app_eval_data is not set."""
+    from .emit import ToolError
+
+    items, builders = app_feed(project)
     inputs, _ = project.eval_data()
     if position >= len(inputs):
         raise ToolError(f"eval_data returns {len(inputs)} inputs; there is no input {position} to compare")
