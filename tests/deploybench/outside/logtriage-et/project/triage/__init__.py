@@ -1,0 +1,1 @@
+"""Syslog triage for the edge gateway: tokenizer, synthetic corpus, the encoder classifier."""

@@ -1,0 +1,1 @@
+"""Cavity-pressure quality check for an injection moulding cell."""

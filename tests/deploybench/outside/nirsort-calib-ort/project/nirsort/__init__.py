@@ -1,0 +1,1 @@
+"""NIR polymer identification for the recycling sort line."""

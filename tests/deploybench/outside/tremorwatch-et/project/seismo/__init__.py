@@ -1,0 +1,1 @@
+"""Seismic event classification for an unattended geophone station."""

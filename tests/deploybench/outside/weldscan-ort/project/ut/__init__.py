@@ -1,0 +1,1 @@
+"""Ultrasonic weld inspection: B-scans of a butt weld -> flaw class."""
