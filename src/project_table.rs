@@ -184,15 +184,19 @@ pub fn check_value(key: &str, value: &toml::Value) -> Result<(), ValueProblem> {
 
 /// `module:function` with dotted module names; the function may be an attribute path from a
 /// name the module binds (`data:Prep.standardise`, a static method; `data:SCALER.transform`, a
-/// method of an object the module holds).
+/// method of an object the module holds; `data:Prep().standardise`, a method of an object its
+/// class makes with no arguments: a part of the path may end in `()`).
 fn is_entry(s: &str) -> bool {
     let ident = |p: &str| {
         !p.is_empty()
             && !p.starts_with(|c: char| c.is_ascii_digit())
             && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
+    let made_or_ident = |p: &str| ident(p.strip_suffix("()").unwrap_or(p));
     match s.split_once(':') {
-        Some((module, function)) => module.split('.').all(ident) && function.split('.').all(ident),
+        Some((module, function)) => {
+            module.split('.').all(ident) && function.split('.').all(made_or_ident)
+        }
         None => false,
     }
 }
@@ -510,7 +514,15 @@ mod tests {
         let err =
             set_option(PROJECT, "model", Some(&toml::Value::String("model".into()))).unwrap_err();
         assert!(err.to_string().contains("module:function"), "{err}");
-        for bad in ["data:", "data:Prep.", "data:.f", "data:1f", "data:a b"] {
+        for bad in [
+            "data:",
+            "data:Prep.",
+            "data:.f",
+            "data:1f",
+            "data:a b",
+            "data:()",
+            "data:Prep(x)",
+        ] {
             let err =
                 set_option(PROJECT, "model", Some(&toml::Value::String(bad.into()))).unwrap_err();
             assert!(err.to_string().contains("module:function"), "{bad}: {err}");
@@ -519,6 +531,12 @@ mod tests {
             PROJECT,
             "model",
             Some(&toml::Value::String("zoo.nets:Factory.build".into())),
+        )
+        .unwrap();
+        set_option(
+            PROJECT,
+            "model",
+            Some(&toml::Value::String("zoo.nets:Factory().build".into())),
         )
         .unwrap();
         let err = set_option("target = 1\n", "opset", Some(&toml::Value::Integer(18))).unwrap_err();

@@ -4,9 +4,10 @@
 and a step of eval_data's own path turns it into the model's values. The step is found by
 applying every candidate of that path to what the app feeds, in several code shapes:
 
-- a module-level function of a package; a converter object made with no arguments (`__call__`);
-  a method of an object made with arguments that a module holds; a @staticmethod; a step given
-  one sample at a time (no batch dim); a step that takes a tensor;
+- a module-level function of a package; a converter object a module holds (`__call__`); a
+  method of an object the hook makes with no arguments (`Class().method`); a method of an object
+  made with arguments that a module holds; a @staticmethod; a step given one sample at a time
+  (no batch dim); a step that takes a tensor;
 - each is written where the app builds the input (the function the trace follows), and the app's
   feed then holds eval_data's values (measured in a fresh interpreter);
 - not offered: a step no code outside eval_data's call can reach (a nested function); a step the
@@ -133,7 +134,36 @@ SHAPES = {
 
             def example():
                 return (held_out()[0][0][:1],)
-            """}, "conv:Converter()"),
+            """}, "hooks:CONVERT"),
+    "an object the hook makes with no arguments": ({
+        "conv.py": """
+            import numpy as np
+
+
+            class Converter:
+                def __init__(self, floor=1.0):
+                    self.floor = floor
+
+                def respond(self, counts):
+                    g = np.maximum(counts.astype(np.float64), self.floor)
+                    return np.log(g / np.median(g[..., :3], axis=-1, keepdims=True)).astype(np.float32)
+            """,
+        "hooks.py": """
+            import torch
+
+            from conv import Converter
+            from raw import raw
+
+
+            def held_out():
+                counts, labels = raw()
+                converter = Converter()
+                return (torch.from_numpy(converter.respond(counts)),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "conv:Converter().respond"),
     "method of a held object made with arguments": ({
         "norm.py": """
             import numpy as np

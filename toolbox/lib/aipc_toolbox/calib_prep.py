@@ -7,7 +7,8 @@ a log transform. When calibration_data skips that step, no sample can be dropped
 be applied. Nothing here knows what the step is called or computes: the eval path is followed
 with a profile hook, and every function of the project that takes an array and returns one of
 the same shape, and that a module binds by name (a top-level function, a static method of a
-top-level class, a method of an object held at top level), is a candidate. Those the
+top-level class, a method of an object held at top level, or of one its class makes with no
+arguments: `module:Class()`), is a candidate. Those the
 calibration path does not already call are applied to the calibration samples, and a candidate
 is kept only when the calibration set then lies in the reference's range (the same audit that found the fault). The result names the
 function as `module:function`, the value of aipc.toml [project] `calibration_prep`, which
@@ -17,7 +18,7 @@ int8_sensitivity of every target read the set through it).
 import inspect
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .builders import ProjectProfile, holds_array
 
@@ -26,15 +27,20 @@ MAX_CALLS = 100_000  # calls looked at per traced entry; beyond it the trace sto
 
 @dataclass(frozen=True)
 class Transform:
-    """A module-level project function seen turning an array into one of the same shape."""
+    """A module-level project function seen turning an array into a floating-point one."""
 
     entry: str  # "module:function", as aipc.toml names it
     file: str  # relative to the project
     line: int  # of its `def`
+    function: str = ""  # its qualified name (`Class.__call__` for an object's call)
+    called_at: str = ""  # file:line of its first call on the traced path
+    keeps_shape: bool = True  # returned the shape it was given (the calibration steps' form)
 
 
 class TransformTrace(ProjectProfile):
-    """Profile hook over project code: the shape-keeping array functions called, in call order."""
+    """Profile hook over project code: the array functions called that a module binds by name
+    and that return a floating-point array, in the order they return (innermost first), once
+    each (by entry)."""
 
     def __init__(self, root):
         super().__init__(root)
@@ -66,11 +72,17 @@ class TransformTrace(ProjectProfile):
                 if isinstance(declared, (staticmethod, classmethod)) and _code_of(declared) is code:
                     named = (module.__name__, f"{owner}.{method}")
             if named is None and code.co_argcount >= 2:
-                named = self._held_object_method(frame, module)
+                named = self._held_object_method(frame, module) or self._made_object_method(frame, module, owner)
         if named is None:
             return None
         return Transform(f"{named[0]}:{named[1]}", os.path.relpath(os.path.realpath(code.co_filename), self.root),
-                         code.co_firstlineno)
+                         code.co_firstlineno, getattr(code, "co_qualname", code.co_name), self._called_at(frame))
+
+    def _called_at(self, frame):
+        caller = frame.f_back
+        if caller is None or not self._in_project(caller.f_code.co_filename):
+            return "?"
+        return f"{os.path.relpath(os.path.realpath(caller.f_code.co_filename), self.root)}:{caller.f_lineno}"
 
     @staticmethod
     def _held_object_method(frame, module):
@@ -89,6 +101,22 @@ class TransformTrace(ProjectProfile):
                     return scope["__name__"], name + attribute
         return None
 
+    @staticmethod
+    def _made_object_method(frame, module, owner):
+        """(module name, "Class().method") for a method called on an object of a class the module
+        binds and can make with no arguments (`Class()` for `__call__`); else None."""
+        code = frame.f_code
+        cls = module
+        for part in owner.split("."):
+            cls = getattr(cls, part, None)
+        if not isinstance(cls, type) or not isinstance(frame.f_locals.get(code.co_varnames[0]), cls):
+            return None
+        try:
+            inspect.signature(cls).bind()
+        except (TypeError, ValueError):
+            return None
+        return module.__name__, f"{owner}()" + ("" if code.co_name == "__call__" else f".{code.co_name}")
+
     def _project_event(self, frame, event, arg):
         code = frame.f_code
         if event == "call":
@@ -103,12 +131,14 @@ class TransformTrace(ProjectProfile):
                     return
             return
         shape = self._pending.pop(id(frame), None)
-        if shape is None or not holds_array(arg) or tuple(arg.shape) != shape or getattr(arg.dtype, "kind", "f") not in "fc":
+        if shape is None or not holds_array(arg) or getattr(arg.dtype, "kind", "f") not in "fc":
             return
         if getattr(arg, "is_floating_point", lambda: True)() is False:
             return
         transform = self._module_level(frame)
-        if transform and transform not in self.found:
+        if transform and all(t.entry != transform.entry for t in self.found):
+            if tuple(arg.shape) != shape:
+                transform = replace(transform, keeps_shape=False)
             self.found.append(transform)
 
 
@@ -125,14 +155,34 @@ def traced(project, call):
 
 
 def resolve(entry):
-    """The function aipc.toml `calibration_prep` names ("module:function", where the function may
-    be an attribute path: "module:Prep.standardise", "module:SCALER.transform")."""
+    """The function an entry names ("module:function", where the function may be an attribute
+    path: "module:Prep.standardise", "module:SCALER.transform"; a part ending in `()` is called
+    with no arguments, "module:Converter()" an object made anew). Raises ValueError with the
+    reason."""
     import importlib
 
-    module, path = entry.split(":", 1)
-    found = importlib.import_module(module)
+    module_name, sep, path = entry.partition(":")
+    if not sep or not module_name or not path:
+        raise ValueError(f"{entry!r} is not module:name (e.g. mypkg.prep:normalise or mypkg.prep:Normaliser())")
+    try:
+        found = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ValueError(f"module {module_name} does not import ({e})") from None
     for part in path.split("."):
-        found = getattr(found, part)
+        make = part.endswith("()")
+        name = part[:-2] if make else part
+        if not name.isidentifier():
+            raise ValueError(f"{entry!r}: {part!r} is not a name")
+        if not hasattr(found, name):
+            raise ValueError(f"{entry!r}: {getattr(found, '__name__', type(found).__name__)} has no {name}")
+        found = getattr(found, name)
+        if make:
+            try:
+                found = found()
+            except Exception as e:  # noqa: BLE001 -- the project's constructor: any failure is the answer
+                raise ValueError(f"{entry!r}: {name}() fails ({type(e).__name__}: {e})") from None
+    if not callable(found):
+        raise ValueError(f"{entry!r} is not callable")
     return found
 
 
@@ -183,10 +233,12 @@ def _steps(project, reference_name, skip_calibration_steps=True):
     entry = project.eval_data if reference_name == "eval inputs" else project.example_inputs
     value, on_reference = traced(project, entry)
     reference = calib.per_row(value[0] if reference_name == "eval inputs" else value)
+    on_reference = [t for t in on_reference if t.keeps_shape]
     if not skip_calibration_steps:
         return reference, on_reference
     _, on_calibration = traced(project, project.calibration_data)
-    return reference, [t for t in on_reference if t not in on_calibration]
+    called = {t.entry for t in on_calibration}
+    return reference, [t for t in on_reference if t.entry not in called]
 
 
 def candidates(project, samples, reference_name):

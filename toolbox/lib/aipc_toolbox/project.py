@@ -138,7 +138,8 @@ class Project:
     def _function(self, key):
         """The function aipc.toml `key` names ("module:function"), imported from the project. The
         function may be an attribute path from a name the module binds: "data:Prep.standardise"
-        (a static method), "data:SCALER.transform" (a method of an object the module holds)."""
+        (a static method), "data:SCALER.transform" (a method of an object the module holds),
+        "data:Prep().standardise" (a method of an object its class makes with no arguments)."""
         spec = self.cfg.get(key)
         if not spec:
             raise ToolError(f"aipc.toml [project]: key {key!r} is not set ({KEYS[key][2]}); add it")
@@ -156,10 +157,17 @@ class Project:
             raise
         owner, fn, path = mod, mod, []
         for part in fn_name.split("."):
+            make = part.endswith("()")  # "data:Prep()": an object its class makes with no arguments
+            part = part[:-2] if make else part
             owner, fn = fn, getattr(fn, part, None)
             path.append(part)
             if fn is None:
                 break
+            if make:
+                try:
+                    fn = fn()
+                except Exception as e:  # noqa: BLE001 -- the project's constructor: any failure is the answer
+                    raise ToolError(f"{self._where(key)}: {key} = {spec!r}: {part}() fails ({type(e).__name__}: {e})") from None
         if not callable(fn):
             names = [n for n in dir(owner) if not n.startswith("_") and callable(getattr(owner, n, None))]
             close = difflib.get_close_matches(path[-1], names, n=1)
