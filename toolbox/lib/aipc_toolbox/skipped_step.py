@@ -19,13 +19,15 @@ when the converted feed holds eval_data's values (affine.fit finds the identity)
 assumed from names: the measurement decides. calib_prep.resolve turns a reference back into the
 callable; fix_input_feed's decorator (toolbox/fixes/input_feed.py) does the same in the project.
 """
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import affine, calib_prep
+from . import affine, calib_prep, emit
 
 MAX_TRIED = 12  # candidate steps applied to the app's feed at most, per input
+SEARCH_BUDGET_S = 60.0  # wall time the candidates may take, per input (compare's own limit is 300 s)
 MODES = (("numpy", False), ("torch", False), ("numpy", True), ("torch", True))  # (takes, each), in the order tried
 
 
@@ -103,9 +105,13 @@ def find(project, items, position, reference_inputs=None):
     (inputs, _), transforms = calib_prep.traced(project, project.eval_data)
     inputs = reference_inputs or inputs
     ref, dtype = affine.to_numpy(inputs[position]), _dtype_name(inputs[position])
-    found = []
+    found, deadline = [], time.monotonic() + SEARCH_BUDGET_S
     # Outermost first: the step that returns eval_data's form is the last to return.
     for transform in list(reversed(transforms))[:MAX_TRIED]:
+        if time.monotonic() > deadline:
+            emit.note(f"app path: the search for a step the app skips stopped after {SEARCH_BUDGET_S:.0f} s "
+                      f"({len(found)} found); the steps left were not tried")
+            break
         try:
             fn = calib_prep.resolve(transform.entry)
         except ValueError:
