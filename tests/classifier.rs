@@ -387,6 +387,14 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-compare-app-path-skipped-step.txt", "app path", &["app_path_ok == 1=0.0000"],
         "app.skipped_step", "input-preprocessing",
         &[("input", "x"), ("function", "Reader.prepare"), ("residual", "0.00"), ("via", "net:unpack")]),
+    // The app makes its input with its own copy of a step that diverged from eval_data's.
+    gated(ORT, "toolbox/ort-compare-app-path-diverged-step.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.diverged_step", "input-preprocessing",
+        &[("input", "x"), ("file", "app.py"), ("line", "22"), ("function", "stale_unpack"), ("step", "unpack"),
+          ("called_at", "net.py:70"), ("via", "net:unpack")]),
+    gated(ET, "toolbox/et-compare-app-path-diverged-step.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.diverged_step", "input-preprocessing",
+        &[("function", "stale_unpack"), ("residual", "0.00"), ("via", "net:unpack")]),
     // ---- an artifact that is not there names the tool that writes it (common/artifacts.toml)
     case(ET, "toolbox/et-inspect-int8-missing.txt", "artifact.int8_missing", "missing-artifact",
         &[("artifact", "build/model_int8.pte")]),

@@ -409,7 +409,10 @@ class IfRewrite:
                                     "evaluated it would happen on every input. Make it out-of-place (e.g. x = x.add(...)) first")
                 if any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in n.keywords):
                     raise Refuse(n, f"`{ast.unparse(n)}` works in place; drop inplace=True first")
-                if isinstance(f, (ast.Attribute, ast.Name)) and (name.rsplit(".", 1)[-1] in RANDOM_CALLS):
+                # A draw is torch.randn(...), x.bernoulli(), randn(...): not a call of the object's own
+                # attribute (`self.normal(x)` is a submodule a project may name after its role).
+                own = name == "self" or name.startswith("self.")
+                if isinstance(f, (ast.Attribute, ast.Name)) and not own and name.rsplit(".", 1)[-1] in RANDOM_CALLS:
                     raise Refuse(n, f"`{ast.unparse(n)}` draws random numbers: computing both branches would change "
                                     "what each draw returns; move the draw before the `if`")
                 if name in SIDE_EFFECT_CALLS or name.startswith(("logging.", "warnings.")):

@@ -31,6 +31,10 @@ it, aipc_toolbox/skipped_step.py), the step is measured on the same paired sampl
 function returns (`via=`, with how eval_data's path gave it its input: `via_takes`, `via_each`,
 and the dtype of eval_data's input, `via_dtype`); the module holding it is imported when the
 function first runs, so it may import the app's module itself.
+With `via` and `instead`, the function the warning names (`file`, `function`: the app's own copy
+of a step that diverged from eval_data's, `aipc-warning: app path diverged step:`) has the step
+give its array argument in its place: the step is measured there first (find_substitutes), and
+the function's own result gives only the shape of what it returns.
 
 That function gets a decorator, `@_aipc_conform_feed(position, dtype=..., layout=..., contiguous=..., scale=..., shift=..., via=...)`,
 placed right above its `def` (under @staticmethod / @classmethod), and the decorator (a helper
@@ -71,7 +75,7 @@ DECORATOR = "_aipc_conform_feed"
 HELPER = '''
 
 def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
-                       via=None, via_takes="numpy", via_each=False, via_dtype="float32"):
+                       via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False):
     \"\"\"Convert what the decorated function returns to what the deployed artifact takes: the
     returned array itself (position None) or input `position` of the tuple(s) it returns, to
     `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw": channels-last data to a
@@ -79,8 +83,9 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
     (module:name, as eval_data's path converts its samples; given a numpy array or a tensor,
     `via_takes`, sample by sample when `via_each`; the result in `via_dtype`), then to the values
     the model was trained on, x * scale + shift (scale: a number, one per channel of axis 1, or a
-    channel-mixing matrix; measured against eval_data), contiguous. Added by aipc's
-    fix_input_feed; the function's own preprocessing is left as it is.\"\"\"
+    channel-mixing matrix; measured against eval_data), contiguous. With `instead`, `via` is given
+    the function's array argument in its place (the function's own result gives only the shape).
+    Added by aipc's fix_input_feed; the function's own code is left as it is.\"\"\"
     import functools
 
     # The named orders again (NAMED_LAYOUTS in aipc's input_feed.py): this helper is pasted into the
@@ -144,7 +149,7 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
                 x = x.permute(*order)
             if dtype:
                 x = x.to(getattr(torch, dtype))
-            if via:
+            if via and not instead:
                 x = through_step(x)
             if scale is not None:
                 return torch.from_numpy(rescale(x.detach().cpu().numpy()))
@@ -155,7 +160,7 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         if order:
             x = x.transpose(order)
         x = numpy.ascontiguousarray(x, dtype=dtype or x.dtype)
-        if via:
+        if via and not instead:
             x = through_step(x)
         return rescale(x) if scale is not None else x
 
@@ -170,6 +175,16 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         @functools.wraps(function)
         def conformed(*args, **kwargs):
             out = function(*args, **kwargs)
+            if instead:
+                given = next(v for v in list(args) + list(kwargs.values()) if hasattr(v, "shape") and hasattr(v, "dtype"))
+                made = through_step(given)
+                made = made.detach().cpu().numpy() if hasattr(made, "detach") else made
+                if hasattr(out, "permute"):
+                    import torch
+
+                    out = torch.from_numpy(made.reshape(tuple(out.shape)).copy())
+                else:
+                    out = made.reshape(out.shape).copy()
             if position is None or hasattr(out, "shape"):
                 return convert(out) if position in (None, 0) or not isinstance(out, (tuple, list)) else out
             if isinstance(out, tuple) and not any(isinstance(v, (tuple, list)) for v in out):
@@ -231,7 +246,7 @@ def traced_builder(position):
     return None, None
 
 
-CONVERSIONS = ("dtype", "layout", "scale", "shift", "via", "via_takes", "via_each", "via_dtype")  # the decorator's keywords, in order
+CONVERSIONS = ("dtype", "layout", "scale", "shift", "via", "via_takes", "via_each", "via_dtype", "instead")  # the decorator's keywords, in order
 
 
 def decorator_options(position, conversions):
@@ -401,12 +416,41 @@ def measured_step(input_name, position, reference):
     return step, affine.builder_at(builders, position)
 
 
+def measured_substitute(input_name, position, file, function, reference):
+    """The step of the project named `reference` when, given the arguments of the app's function
+    `file` `function` in its place, it makes the app feed eval_data's values as input
+    `position` (aipc_toolbox/skipped_step.py find_substitutes); refused otherwise."""
+    from aipc_toolbox import calib_prep, skipped_step
+    from aipc_toolbox.project import Project
+
+    if not file or not function:
+        raise FixRefused("instead: pass the file and function the app path warning names (the app's own function that "
+                         "the step replaces)")
+    project = Project()
+    if not project.cfg.get("app_eval_data"):
+        raise FixRefused("instead: aipc.toml names no app_eval_data (the app's own feed of eval_data's raw samples, with "
+                         "their labels): the step cannot be measured against eval_data; nothing was changed")
+    try:
+        calib_prep.resolve(reference)
+    except ValueError as e:
+        raise FixRefused(f"via: {e}; nothing was changed") from None
+    found = skipped_step.find_substitutes(project, position, lambda: project._call("app_eval_data"))
+    for substitute in found:
+        if (substitute.file, substitute.function, substitute.step.reference) == (file, function, reference):
+            emit.note(f"measured on app_eval_data against eval_data: {reference} in place of {file} {function}() makes "
+                      f"input {input_name} hold eval_data's values ({100 * substitute.step.residual:.2f}% residual)")
+            return substitute.step
+    named = ", ".join(f"{s.file} {s.function}() -> {s.step.reference}" for s in found) or "none"
+    raise FixRefused(f"instead: {reference} in place of {file} {function}() does not make input {input_name} hold "
+                     f"eval_data's values (measured on app_eval_data; what does: {named}); nothing was changed")
+
+
 def newer_helper(text):
     """`text` with its @_aipc_conform_feed helper replaced by this version's when it predates
     `via` (a file fixed by an older aipc, then given a step)."""
     tree = ast.parse(text)
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == DECORATOR), None)
-    if node is None or any(arg.arg == "via" for arg in node.args.args):
+    if node is None or any(arg.arg == "instead" for arg in node.args.args):
         return text
     lines = text.splitlines(keepends=True)
     lines[node.lineno - 1: node.end_lineno] = [HELPER.strip("\n") + "\n"]
@@ -414,6 +458,8 @@ def newer_helper(text):
 
 
 def body(a):
+    if a["instead"] and not a["via"]:
+        raise FixRefused("instead needs via: the step of eval_data's path that takes the function's argument in its place")
     if not a["dtype"] and not a["layout"] and not a["contiguous"] and not a["value_range"] and not a["via"]:
         raise FixRefused("nothing to convert: pass dtype (e.g. float32), layout (nchw, nhwc or an order of axes), contiguous, "
                          "value_range and/or via")
@@ -427,11 +473,13 @@ def body(a):
     fit = step = None
     if a["value_range"]:
         fit, builder = measured_map(a["input"], position)
-    if a["via"]:
+    if a["via"] and a["instead"]:
+        step = measured_substitute(a["input"], position, a["file"], a["function"], a["via"])
+    elif a["via"]:
         step, builder = measured_step(a["input"], position, a["via"])
     try:
         traced, shape_before = traced_builder(position)
-        builder = builder or traced
+        builder = builder or (None if a["instead"] else traced)
     except ToolError as e:
         emit.note(f"could not follow the run_inputs call ({e}); using the file and function given")
     if builder is not None:
@@ -444,7 +492,7 @@ def body(a):
     if not path or not name:
         raise FixRefused("no file/function given and aipc.toml run_inputs is not set (or its call returns no array this "
                          "project built): pass the file and function the warning names")
-    decorator_position = None if returned == "itself" else (returned if isinstance(returned, int) else position)
+    decorator_position = None if returned == "itself" or a["instead"] else (returned if isinstance(returned, int) else position)
     text, tree = read(path)
     fn = find_function(tree, path, name)
     layout = None
@@ -455,7 +503,8 @@ def body(a):
     wanted = {"dtype": a["dtype"] or None, "layout": layout,
               "scale": fit.scale if fit else None, "shift": fit.shift if fit else None,
               "via": step.reference if step else None, "via_takes": step.takes if step and step.takes != "numpy" else None,
-              "via_each": True if step and step.each else None, "via_dtype": step.dtype if step else None}
+              "via_each": True if step and step.each else None, "via_dtype": step.dtype if step else None,
+              "instead": True if a["instead"] else None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]
     indent = line[: len(line) - len(line.lstrip())]
@@ -488,7 +537,7 @@ def body(a):
     elif step is not None:
         new = newer_helper(new)
     changed, diff = finish(path, text, new, a["dry_run"])
-    if not a["dry_run"] and builder is not None:
+    if not a["dry_run"] and (builder is not None or a["instead"]):
         converted = a["dtype"] or a["layout"] or a["contiguous"]
         wrong = measure_after(a["input"], position, a, shape_before) if converted else None
         if not wrong and (fit is not None or step is not None):

@@ -12,6 +12,10 @@ them in a method of its own class:
   back to the sensor's, not an affine map of tables): a line names the step and how the app
   reaches it (the app.skipped_step signature), and fix_input_feed `via` converts with it in the
   method that builds the inputs, after which the app's path scores as eager;
+- values that the app makes with its own copy of such a step, which diverged from it (the device
+  image's unpack from before the reorder): a line names that function and the step that, given
+  its argument in its place, feeds eval_data's values (app.diverged_step), and fix_input_feed
+  `via` + `instead` puts it there;
 - values that are an affine map of eval_data's (another scale; a scale per feature): a second
   warning gives the map measured (the app.affine_feed signature), and fix_input_feed
   `value_range` applies it in the method that builds the inputs, after which the app's path
@@ -279,6 +283,34 @@ def a_step_of_eval_datas_path_the_app_skips_is_measured_and_fix_input_feed_conve
     res, out = fix_input_feed({"input": m["input"], "via": m["via"]})
     assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "Reader.prepare", out
     assert (_DIR / "app.py").read_text().count(PACKED) == 1, "the method's own code is left as it is"
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
+    project()
+
+
+STALE = "\n\ndef stale_unpack(packed):\n    # the device image's copy of net.unpack, from before the reorder\n    return np.ascontiguousarray(packed / 16.0, dtype=np.float32)\n"
+
+
+@check
+def an_app_function_that_diverged_from_a_step_of_eval_datas_path_is_named_and_the_step_takes_its_place():
+    regex, fixes = signature("app.diverged_step")
+    project()
+    (_DIR / "app.py").write_text(APP.format(prepare="stale_unpack(net.pack(readings))") + STALE)
+    toml = (_DIR / "aipc.toml").read_text()
+    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', 'eval_data = "net:held_out_packed"'))
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 0 and "app_skipped_step" not in res, out
+    m = regex.search(out)
+    assert m, out
+    assert (m["input"], m["file"], m["function"], m["step"], m["via"]) == ("x", "app.py", "stale_unpack", "unpack",
+                                                                            "net:unpack"), m.groupdict()
+    call = fixes[0].replace("${input}", m["input"]).replace("${file}", m["file"]).replace(
+        "${function}", m["function"]).replace("${via}", m["via"])
+    assert call.startswith('fix_input_feed {"input": "x", "file": "app.py", "function": "stale_unpack", "via": '
+                           '"net:unpack", "instead": true}'), call
+    res, out = fix_input_feed({"input": "x", "file": "app.py", "function": "stale_unpack", "via": "net:unpack",
+                               "instead": True})
+    assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "stale_unpack", out
     res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
     assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
     project()

@@ -452,6 +452,26 @@ def branch_in_a_submodule_forward():
 
 
 @check
+def branch_between_two_submodules_one_named_like_a_random_draw():
+    # `self.normal` is a submodule, not torch.normal: both sub-networks run, one is selected.
+    rewrite_case({"model.py": HEAD + """
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.low = nn.Linear(4, 4)
+                self.normal = nn.Linear(4, 4)
+
+            def route(self, frame):
+                if frame.mean() < 0.0:
+                    return self.low(frame * 4.0)
+                return self.normal(frame)
+
+            def forward(self, x):
+                return torch.stack([self.route(f) for f in x.unbind(0)])
+        """}, "Net", [_x(24, (2, 4), -3.0), _x(25, (2, 4), 3.0)])
+
+
+@check
 def per_batch_all_any():
     rewrite_case({"model.py": HEAD + """
         class Net(nn.Module):

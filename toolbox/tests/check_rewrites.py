@@ -69,11 +69,25 @@ NEEDED = {
     "aten.var.correction": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.sum.dim_IntList": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.pow.Tensor_Scalar": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.pow.Tensor_Tensor": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.reciprocal.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mm.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.cumsum.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.cumprod.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.pad.default": {"ort": "ok", "et": "undelegated", "delegated": True},
 }
+
+
+class GemPool(nn.Module):
+    """the power step of generalised-mean pooling with a learned exponent (a parameter): pow with a tensor exponent"""
+
+    def __init__(self):
+        super().__init__()
+        self.p = nn.Parameter(torch.tensor(3.0))
+        self.inverse = nn.Parameter(torch.tensor(1.0 / 3.0))
+
+    def forward(self, x):
+        return (x.clamp(min=1e-6).pow(self.p) * 0.5 + 0.25).pow(self.inverse)
 
 
 class MedianFilter(nn.Module):
@@ -230,6 +244,8 @@ MODULES = {
     "aten.sum.dim_IntList": lambda: (Fn(lambda s, x: x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
                                         + torch.norm(x, p=1, dim=1, keepdim=True) - (x * x).sum(dim=(0, 1))), _x(3, 8)),
     "aten.pow.Tensor_Scalar": lambda: (Fn(lambda s, x: x ** 2 - torch.pow(x.abs() + 1.0, -0.5) + x.pow(3)), _x(2, 4, 6)),
+    "aten.pow.Tensor_Tensor": lambda: (GemPool(), _x(2, 4, 6).abs()),
+    "aten.reciprocal.default": lambda: (Fn(lambda s, x: 1.0 / (x.abs() + 0.5) - x), _x(2, 4, 6)),
     # A cosine head's product with a computed, transposed matrix, and torch.mm with a buffer.
     "aten.mm.default": lambda: (Fn(lambda s, x: x @ (s.p * 2.0).t() + torch.mm(x, s.q) + (x.reshape(2, 2, 8) @ s.q).reshape(4, 5),
                                    p=_x(5, 8, seed=3), q=_x(8, 5, seed=4)), _x(4, 8)),

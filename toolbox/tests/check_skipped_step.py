@@ -15,6 +15,9 @@ applying every candidate of that path to what the app feeds, in several code sha
   measured map first, and looks for a step only when there is none);
 - refused, the file left as it was: a reference that does not resolve, and one that resolves
   but does not give eval_data's values;
+- the app's own copy of the step that diverged from eval_data's (a vendored front end without
+  its last transform): the step is found by giving it that function's arguments in its place,
+  and fix_input_feed `via` + `instead` writes that there; refused when it does not fit;
 - a file decorated by an older fix_input_feed (its helper without `via`) gets the new helper.
 """
 import json
@@ -375,12 +378,91 @@ def a_reference_that_does_not_resolve_or_does_not_give_eval_datas_values_is_refu
     assert (d / "app.py").read_text() == before
 
 
+DIVERGED = {
+    "feat.py": """
+        import numpy as np
+
+
+        class Features:
+            def __call__(self, counts):
+                steps = np.abs(np.diff(counts.astype(np.float64), axis=-1))
+                return np.log1p(steps).astype(np.float32)
+
+
+        FEATURES = Features()
+        """,
+    "vendored.py": """
+        import numpy as np
+
+
+        def edges(counts):
+            # A copy of the front end kept for the device image; it predates the log.
+            return np.abs(np.diff(counts.astype(np.float64), axis=-1)).astype(np.float32)
+        """,
+    "hooks.py": """
+        import torch
+
+        from feat import FEATURES
+        from raw import raw
+
+
+        def held_out():
+            counts, labels = raw()
+            return (torch.from_numpy(FEATURES(counts)),), torch.from_numpy(labels)
+
+
+        def example():
+            return (held_out()[0][0][:1],)
+        """}
+
+APP_DIVERGED = APP.replace("import torch\n", "import torch\n\nimport vendored\n").replace(
+    "return torch.from_numpy(np.asarray(counts, dtype=np.float32)[None])",
+    "return torch.from_numpy(vendored.edges(counts)[None])")
+
+
+def substitutes(d):
+    """find_substitutes in a fresh interpreter: [(file, function, step reference)]."""
+    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import skipped_step\n"
+            "p = Project()\n"
+            "found = skipped_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
+            "print(json.dumps([[s.file, s.function, s.step.reference] for s in found]))")
+    return json.loads(_python(d, code).strip().splitlines()[-1])
+
+
+@check
+def an_app_function_that_diverged_from_eval_datas_step_is_found_and_the_step_given_its_argument_instead():
+    d = project(DIVERGED, app=APP_DIVERGED)
+    assert "vendored.edges(counts)" in (d / "app.py").read_text()
+    assert steps(d) == [], "applied to the diverged copy's result, the step gives no eval values"
+    found = substitutes(d)
+    assert found[0] == ["vendored.py", "edges", "feat:FEATURES"], found
+    assert ["app.py", "Feeder.frame", "feat:FEATURES"] in found, found
+    before_app = (d / "app.py").read_text()
+    res, out = fix(d, input="x", file="vendored.py", function="edges", via="feat:FEATURES", instead=True)
+    assert res["ok"] and res["function"] == "edges" and res["via"] == "feat:FEATURES", out
+    assert 'instead=True' in (d / "vendored.py").read_text() and (d / "app.py").read_text() == before_app
+    assert matches_eval(d)
+
+
+@check
+def instead_is_refused_writing_nothing_when_the_step_does_not_make_eval_datas_values_in_that_place():
+    d = project(DIVERGED, app=APP_DIVERGED)
+    before = (d / "vendored.py").read_text()
+    for args, says in (({"via": "feat:FEATURES", "instead": True}, "pass the file and function"),
+                       ({"file": "vendored.py", "function": "edges", "instead": True}, "instead needs via"),
+                       ({"file": "vendored.py", "function": "edges", "via": "raw:raw", "instead": True},
+                        "does not make input x hold eval_data's values")):
+        res, out = fix(d, input="x", **args)
+        assert not res["ok"] and says in res["error"], (args, out)
+        assert (d / "vendored.py").read_text() == before, args
+
+
 @check
 def a_file_with_an_older_helper_gets_the_one_that_knows_via():
     from input_feed import HELPER, newer_helper
 
     old = HELPER.replace('''def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
-                       via=None, via_takes="numpy", via_each=False, via_dtype="float32"):''',
+                       via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False):''',
                          "def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0):")
     assert old != HELPER
     text = "import numpy as np\n" + old + "\n\n@_aipc_conform_feed(None, dtype=\"float32\")\ndef f():\n    return 1\n"

@@ -26,7 +26,11 @@ second line says so with the map measured, `aipc-warning: app path affine:`, so 
 that map applied where the input is built (fix_input_feed `value_range`). When no map fits, a
 step of eval_data's own path that turns what the app feeds into eval_data's values
 (aipc_toolbox/skipped_step.py) is named in a third line, `aipc-warning: app path skipped step:`,
-so the repair can be that step applied where the input is built (fix_input_feed `via`).
+so the repair can be that step applied where the input is built (fix_input_feed `via`). When
+the app makes its input with a function of its own that, replaced by a step of eval_data's path
+given the same arguments, would feed eval_data's values (a vendored copy that diverged), a
+fourth line names both, `aipc-warning: app path diverged step:` (fix_input_feed `via` with
+`instead`).
 """
 import numpy as np
 
@@ -107,6 +111,23 @@ def skipped_steps(project, items, builders, reference_inputs):
     return found
 
 
+def diverged_steps(project, count, reference_inputs):
+    """For each input the app makes with its own function where eval_data's path makes it with a
+    step of the project (a stale or diverged copy, aipc_toolbox/skipped_step.py): (input name,
+    the innermost Substitute)."""
+    try:
+        names = project.input_names(count)
+    except emit.ToolError:
+        names = [f"input_{i}" for i in range(count)]
+    found = []
+    for position in range(min(count, len(reference_inputs))):
+        substitutes = skipped_step.find_substitutes(project, position, lambda: project._call("app_eval_data"),
+                                                    reference_inputs)
+        if substitutes:
+            found.append((names[position], substitutes[0]))
+    return found
+
+
 def measure(project, artifact, run_items, reference, max_drop_points, model=None):
     """Run the app's feed through the artifact: `run_items(list of tuples of inputs as the app
     built them)` returns the artifact's outputs for each (first = the logits): all at once, so a
@@ -176,11 +197,15 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
                       "orders its values differently from eval_data; that map, applied to what the function returns, "
                       "gives what the model was trained on")
             m["app_affine_input"] = name
-        if not affine_found:
-            for name, built, step in skipped_steps(project, items, builders, reference["inputs"]):
-                source = f"{built.file}:{built.line} {built.function}()" if built else where
-                emit.warn("app path skipped step",
-                          f"input {name} as the app feeds it (built by {source}) is what eval_data converts with "
-                          f"{step.describe()}")
-                m["app_skipped_step"] = step.reference
+        skipped = [] if affine_found else skipped_steps(project, items, builders, reference["inputs"])
+        for name, built, step in skipped:
+            source = f"{built.file}:{built.line} {built.function}()" if built else where
+            emit.warn("app path skipped step",
+                      f"input {name} as the app feeds it (built by {source}) is what eval_data converts with "
+                      f"{step.describe()}")
+            m["app_skipped_step"] = step.reference
+        if not affine_found and not skipped:
+            for name, substitute in diverged_steps(project, len(items[0]) if items else 0, reference["inputs"]):
+                emit.warn("app path diverged step", f"input {name} as the app feeds it is made by {substitute.describe()}")
+                m["app_diverged_step"] = f"{substitute.file}:{substitute.line} {substitute.function}"
     return m

@@ -50,6 +50,8 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
 | aten.sum.dim_IntList (+ linalg_vector_norm ord 2, 1, +-inf) | exports and runs | sum, and the norm's pow/sum, left on portable kernels | rtol 1e-5 |
 | aten.pow.Tensor_Scalar (c in 1, 2, 3, 4, 0.5, -0.5) | exports and runs      | left on portable kernels (not delegated)  | rtol 1e-6                     |
+| aten.pow.Tensor_Tensor (positive bases: exp(p log x)) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5, atol 1e-6 |
+| aten.reciprocal.default (a constant one divided by x) | exports and runs | left on portable kernels (not delegated) | rtol 1e-6 |
 | aten.mm.default (+ matmul of N-D by 2-D or same-batch stacks) | exports and runs | mm of a computed or transposed matrix left on portable kernels | rtol 1e-5 |
 
 "values exact": the values output equals torch's bit for bit; among tied values the index output
@@ -887,6 +889,30 @@ def _pow_scalar(x, exponent):
     return NotImplemented  # (a division 1 / x traces to reciprocal, which XNNPACK leaves too)
 
 
+def _pow_tensor(x, exponent):
+    """x ** p with a tensor exponent (a learned power: generalised-mean pooling) as exp(p · log x),
+    which XNNPACK delegates. For positive bases: a zero base gives 0 (p > 0) or inf (p < 0) as
+    pow does, a negative one NaN where pow gives a real value for an integer p (the gates compare
+    the artifact with eager, so such a model fails them and the rewrite is not kept)."""
+    import torch
+
+    if not (x.is_floating_point() and exponent.is_floating_point()):
+        return NotImplemented
+    return torch.exp(exponent * torch.log(x))
+
+
+def _reciprocal(x):
+    """1 / x as a division of a lifted constant one by x (XNNPACK delegates the division; a
+    `1 / x` in the model traces to reciprocal, which it does not take)."""
+    import numpy as np
+    import torch
+
+    if not x.is_floating_point():
+        return NotImplemented
+    one = torch.from_numpy(np.ones((1,) * x.dim(), dtype=np.float32)).to(x.dtype)
+    return torch.div(one, x)
+
+
 def _batch1(m):
     """A 2-D matrix viewed as a (1, rows, cols) batch without a copy: a transposed matrix (the
     `w.t()` of `x @ w.t()`) is viewed through its contiguous transpose and permuted back, since a
@@ -1122,6 +1148,23 @@ def _gen_pow(g):
     return [((x, c), {}) for c in (1, 2, 3, 4, 2.0)] + [((pos, c), {}) for c in (0.5, -0.5)]
 
 
+def _gen_pow_tensor(g):
+    base = _randn(g, 2, 6, 5).abs() + 0.05
+    return [((base, _randn(g, 2, 6, 5)), {}), ((base, torch_scalar(3.0)), {}), ((base, torch_scalar(1.0 / 3.0)), {}),
+            ((_randn(g, 3, 4).abs(), torch_scalar(2.5)), {})]
+
+
+def _gen_reciprocal(g):
+    x = _randn(g, 2, 5, 4)
+    return [((x + x.sign() * 0.1,), {}), ((_randn(g, 7).abs() + 0.5,), {})]
+
+
+def torch_scalar(v):
+    import torch
+
+    return torch.tensor(v)
+
+
 def _gen_mm(g):
     return [((_randn(g, 4, 7), _randn(g, 7, 5)), {}), ((_randn(g, 1, 32), _randn(g, 32, 6)), {})]
 
@@ -1201,6 +1244,10 @@ _add("aten.sum.dim_IntList", _sum_dim, "sum over any dims (and torch.norm / F.no
      _gen_sum, rtol=1e-5, atol=1e-5, aliases={"aten.linalg_vector_norm.default": _vector_norm})
 _add("aten.pow.Tensor_Scalar", _pow_scalar, "x ** c for c in 1, 2, 3, 4, 0.5, -0.5 as a clone, products, sqrt or rsqrt",
      _gen_pow, rtol=1e-6, atol=0.0)
+_add("aten.pow.Tensor_Tensor", _pow_tensor, "x ** p with a tensor exponent (a learned power) as exp(p * log x), for positive bases",
+     _gen_pow_tensor, rtol=1e-5, atol=1e-6)
+_add("aten.reciprocal.default", _reciprocal, "1 / x as a division of a lifted constant one by x",
+     _gen_reciprocal, rtol=1e-6, atol=0.0)
 _add("aten.mm.default", _mm, "matrix product (and @ of an N-D by a 2-D or a same-batch stack) as one bmm between views",
      _gen_mm, rtol=1e-5, atol=1e-6, aliases={"aten.matmul.default": _matmul})
 _add("aten.var.correction", _var, "variance and std (var/std .dim and .correction) as two 4-D keepdim means XNNPACK delegates",

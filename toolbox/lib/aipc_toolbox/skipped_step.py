@@ -18,13 +18,21 @@ eval_data's inputs (the same samples, app_eval_data's contract): a step explains
 when the converted feed holds eval_data's values (affine.fit finds the identity). Nothing is
 assumed from names: the measurement decides. calib_prep.resolve turns a reference back into the
 callable; fix_input_feed's decorator (toolbox/fixes/input_feed.py) does the same in the project.
+
+`find_substitutes` covers the app's own copy of such a step that diverged from it (a vendored
+front end without its last transform): applied to the app's result the step explains nothing,
+but given the arguments of the app's function whose results are the feed, in its place, it
+makes eval_data's values. The app path's calls are recorded with their arguments and results
+(CallValues, within MAX_KEPT_BYTES) and measured the same way.
 """
+import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import affine, calib_prep, emit
+from .builders import ProjectProfile, holds_array
 
 MAX_TRIED = 12  # candidate steps applied to the app's feed at most, per input
 SEARCH_BUDGET_S = 60.0  # wall time the candidates may take, per input (compare's own limit is 300 s)
@@ -138,3 +146,124 @@ def measure_reference(project, items, position, reference):
         return None
     takes, each, residual = measured
     return Step(reference, reference.partition(":")[2], "?", 0, "?", takes, each, dtype, residual)
+
+
+# ---- The app's own copy of a step that diverged from eval_data's ----------------------------
+
+MAX_KEPT_BYTES = 256 * 2**20  # arguments and results kept while the app's path runs, at most
+
+
+@dataclass(frozen=True)
+class Substitute:
+    """A function of the app's path whose results make the app's feed, and the step of eval_data's
+    path that, given the same arguments, makes eval_data's values: `file`:`line` `function` (the
+    app's function, its qualified name) and `step` (a Step, how to reach it)."""
+
+    file: str
+    line: int
+    function: str
+    step: Step
+
+    def describe(self):
+        s = self.step
+        return (f"{self.file}:{self.line} {self.function}() from its argument, where eval_data's path makes it with "
+                f"{s.function}() ({s.file}:{s.line}, called at {s.called_at}): in its place, the feed holds eval_data's "
+                f"values ({100 * s.residual:.2f}% residual); the app's function diverged from that step: convert with "
+                f"{s.reference} instead")
+
+
+class CallValues(ProjectProfile):
+    """Every call of a project function whose first or second argument is an array and that
+    returns a floating-point array: {code: [(argument, result), ...]} in return order, within
+    MAX_KEPT_BYTES."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.calls = {}
+        self._pending = {}
+        self._bytes = 0
+
+    def _project_event(self, frame, event, arg):
+        code = frame.f_code
+        if event == "call":
+            for index in range(min(code.co_argcount, 2)):
+                value = frame.f_locals.get(code.co_varnames[index])
+                if holds_array(value):
+                    self._pending[id(frame)] = value
+                    return
+            return
+        given = self._pending.pop(id(frame), None)
+        if given is None or not holds_array(arg) or getattr(arg.dtype, "kind", "f") not in "fc":
+            return
+        if getattr(arg, "is_floating_point", lambda: True)() is False:
+            return
+        size = int(np.prod(given.shape)) * given.dtype.itemsize + int(np.prod(arg.shape)) * arg.dtype.itemsize
+        if self._bytes + size > MAX_KEPT_BYTES:
+            return
+        self._bytes += size
+        self.calls.setdefault(code, []).append((given, arg))
+
+
+def _flat(values):
+    return np.concatenate([affine.to_numpy(v).reshape(-1) for v in values]) if values else np.zeros(0)
+
+
+def find_substitutes(project, position, app_call, reference_inputs=None):
+    """The functions of the app's path (run by `app_call()`, app_eval_data) whose results, in
+    call order, are exactly input `position` of what the app feeds, each with the step of
+    eval_data's path that, given the same arguments, makes eval_data's values: a list of
+    Substitute, innermost first ([] when there is none)."""
+    with CallValues(project.root) as trace:
+        d = app_call()
+    items = project._run_items(d[0], "app_eval_data")
+    app = affine.stacked(items, position)
+    if app is None:
+        return []
+    (inputs, _), transforms = calib_prep.traced(project, project.eval_data)
+    inputs = reference_inputs or inputs
+    ref, dtype = affine.to_numpy(inputs[position]), _dtype_name(inputs[position])
+    if ref.size != app.size:
+        return []
+    feed = app.reshape(-1).astype(np.float64)
+    found, deadline = [], time.monotonic() + SEARCH_BUDGET_S
+    root = os.path.realpath(project.root)
+    for code, calls in trace.calls.items():
+        made = _flat([r for _, r in calls])
+        if made.size != feed.size or not np.allclose(made.astype(np.float64), feed, rtol=1e-6, atol=1e-6):
+            continue  # its results are not the feed element for element (another input, an inner step)
+        for transform in list(reversed(transforms))[:MAX_TRIED]:
+            if time.monotonic() > deadline:
+                return found
+            try:
+                fn = calib_prep.resolve(transform.entry)
+            except ValueError:
+                continue
+            measured = _substituted(fn, calls, app.shape, ref, dtype)
+            if measured is not None:
+                takes, each, residual = measured
+                step = Step(transform.entry, transform.function, transform.file, transform.line, transform.called_at,
+                            takes, each, dtype, residual)
+                found.append(Substitute(os.path.relpath(os.path.realpath(code.co_filename), root), code.co_firstlineno,
+                                        getattr(code, "co_qualname", code.co_name), step))
+                break
+    return found
+
+
+def _substituted(fn, calls, shape, ref, dtype):
+    """(takes, each, residual) of the first mode in which `fn`, given each call's argument in
+    place of the app's function, makes `ref`'s values; None when none does."""
+    for takes, each in MODES:
+        try:
+            made = []
+            for given, result in calls:
+                out = affine.to_numpy(convert(fn, given, takes, each, dtype))
+                if out.size != int(np.prod(result.shape)):
+                    raise ValueError("another size")
+                made.append(out)
+            converted = _flat(made).reshape(shape)
+        except Exception:  # noqa: BLE001 -- the project's step: any failure means it does not take this form
+            continue
+        fit, _ = affine.fit(converted, ref)
+        if fit is not None and fit.identity():
+            return takes, each, fit.residual
+    return None
