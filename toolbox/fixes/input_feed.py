@@ -124,22 +124,28 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
 
     def through_step(x):
         import numpy
-        import torch
 
         fn, tensor = step(), hasattr(x, "permute")
         given = x
         if via_takes == "numpy" and tensor:
             given = x.detach().cpu().numpy()
         elif via_takes == "torch" and not tensor:
+            import torch
+
             given = torch.from_numpy(numpy.ascontiguousarray(x))
         if via_each:
             parts = [fn(given[i]) for i in range(given.shape[0])]
-            out = torch.stack([torch.as_tensor(p) for p in parts]) if via_takes == "torch" else numpy.stack(parts)
+            parts = [p.detach().cpu().numpy() if hasattr(p, "detach") else numpy.asarray(p) for p in parts]
+            out = numpy.stack(parts)
         else:
             out = fn(given)
         out = out.detach().cpu().numpy() if hasattr(out, "detach") else numpy.asarray(out)
         out = numpy.ascontiguousarray(out, dtype=via_dtype)
-        return torch.from_numpy(out) if tensor else out
+        if tensor:  # torch only where the app already feeds tensors: a numpy-only app stays so
+            import torch
+
+            return torch.from_numpy(out)
+        return out
 
     def convert(x):
         if hasattr(x, "permute"):  # a torch tensor
