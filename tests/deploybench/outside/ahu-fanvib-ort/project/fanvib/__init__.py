@@ -1,0 +1,1 @@
+"""fanvib: fault classification for air-handling-unit fans from a triaxial accelerometer."""

@@ -1,0 +1,1 @@
+"""glaze: surface inspection of glazed tiles on the kiln exit conveyor."""

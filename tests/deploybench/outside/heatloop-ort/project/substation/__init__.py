@@ -1,0 +1,1 @@
+"""substation: fault detection for district-heating substations (plate heat exchanger + control valve)."""
