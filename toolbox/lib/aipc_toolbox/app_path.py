@@ -76,15 +76,20 @@ def _eager_accuracy(model, items, labels):
     return float((_top1([affine.to_numpy(o) for o in outs]) == labels).mean())
 
 
+def _input_names(project, count):
+    """aipc.toml input_names for `count` inputs, else input_0, input_1, ..."""
+    try:
+        return project.input_names(count)
+    except emit.ToolError:
+        return [f"input_{i}" for i in range(count)]
+
+
 def affine_faults(project, items, builders, reference_inputs):
     """For each input whose app feed (all tuples of `items` concatenated on dim 0) maps onto
     eval_data's by an affine map that is not the identity: (input name, builder or None, Fit)."""
     faults = []
     count = len(items[0]) if items else 0
-    try:
-        names = project.input_names(count)
-    except emit.ToolError:
-        names = [f"input_{i}" for i in range(count)]
+    names = _input_names(project, count)
     for position in range(min(count, len(reference_inputs))):
         app = affine.stacked(items, position)
         if app is None:
@@ -99,10 +104,7 @@ def skipped_steps(project, items, builders, reference_inputs):
     """For each input the app feeds in a raw form that a step of eval_data's own path converts
     (aipc_toolbox/skipped_step.py): (input name, builder or None, the best Step)."""
     count = len(items[0]) if items else 0
-    try:
-        names = project.input_names(count)
-    except emit.ToolError:
-        names = [f"input_{i}" for i in range(count)]
+    names = _input_names(project, count)
     found = []
     for position in range(min(count, len(reference_inputs))):
         steps = skipped_step.find(project, items, position, reference_inputs)
@@ -115,10 +117,7 @@ def diverged_steps(project, count, reference_inputs):
     """For each input the app makes with its own function where eval_data's path makes it with a
     step of the project (a stale or diverged copy, aipc_toolbox/skipped_step.py): (input name,
     the innermost Substitute)."""
-    try:
-        names = project.input_names(count)
-    except emit.ToolError:
-        names = [f"input_{i}" for i in range(count)]
+    names = _input_names(project, count)
     found = []
     for position in range(min(count, len(reference_inputs))):
         substitutes = skipped_step.find_substitutes(project, position, lambda: project._call("app_eval_data"),

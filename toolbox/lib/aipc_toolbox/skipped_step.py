@@ -89,18 +89,24 @@ def _dtype_name(x):
     return str(x.dtype).replace("torch.", "")
 
 
-def _measured(fn, items, position, ref, dtype):
-    """(takes, each, residual) of the first mode in which `fn`, applied to input `position` of
-    every item, gives `ref`'s values; None when none does."""
+def _first_mode(make, ref):
+    """(takes, each, residual) of the first mode (MODES) in which `make(takes, each)` — the feed
+    a step makes in that mode — holds `ref`'s values; None when none does."""
     for takes, each in MODES:
         try:
-            converted = np.concatenate([affine.to_numpy(convert(fn, item[position], takes, each, dtype)) for item in items])
+            converted = make(takes, each)
         except Exception:  # noqa: BLE001 -- the project's step: any failure means it does not take this form
             continue
         fit, _ = affine.fit(converted, ref)
         if fit is not None and fit.identity():
             return takes, each, fit.residual
     return None
+
+
+def _measured(fn, items, position, ref, dtype):
+    """_first_mode of `fn` applied to input `position` of every item."""
+    return _first_mode(lambda takes, each: np.concatenate(
+        [affine.to_numpy(convert(fn, item[position], takes, each, dtype)) for item in items]), ref)
 
 
 def find(project, items, position, reference_inputs=None):
@@ -250,20 +256,15 @@ def find_substitutes(project, position, app_call, reference_inputs=None):
 
 
 def _substituted(fn, calls, shape, ref, dtype):
-    """(takes, each, residual) of the first mode in which `fn`, given each call's argument in
-    place of the app's function, makes `ref`'s values; None when none does."""
-    for takes, each in MODES:
-        try:
-            made = []
-            for given, result in calls:
-                out = affine.to_numpy(convert(fn, given, takes, each, dtype))
-                if out.size != int(np.prod(result.shape)):
-                    raise ValueError("another size")
-                made.append(out)
-            converted = _flat(made).reshape(shape)
-        except Exception:  # noqa: BLE001 -- the project's step: any failure means it does not take this form
-            continue
-        fit, _ = affine.fit(converted, ref)
-        if fit is not None and fit.identity():
-            return takes, each, fit.residual
-    return None
+    """_first_mode of `fn` given each call's argument in place of the app's function (each
+    result the size of the one it replaces)."""
+    def make(takes, each):
+        made = []
+        for given, result in calls:
+            out = affine.to_numpy(convert(fn, given, takes, each, dtype))
+            if out.size != int(np.prod(result.shape)):
+                raise ValueError("another size")
+            made.append(out)
+        return _flat(made).reshape(shape)
+
+    return _first_mode(make, ref)
