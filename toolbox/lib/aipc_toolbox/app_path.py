@@ -105,12 +105,22 @@ def skipped_steps(project, items, builders, reference_inputs):
     (aipc_toolbox/skipped_step.py): (input name, builder or None, the best Step)."""
     count = len(items[0]) if items else 0
     names = _input_names(project, count)
-    found = []
+    found, traced_eval = [], skipped_step.eval_path(project)
     for position in range(min(count, len(reference_inputs))):
-        steps = skipped_step.find(project, items, position, reference_inputs)
+        steps = skipped_step.find(project, items, position, reference_inputs, traced_eval)
         if steps:
             found.append((names[position], affine.builder_at(builders, position), steps[0]))
     return found
+
+
+def _searched(what, search):
+    """`search()`, or [] with a note when the project's code fails under it: the searches are a
+    diagnosis beside the measured app path, which stands whatever they find."""
+    try:
+        return search()
+    except Exception as e:  # noqa: BLE001 -- the project's own data code runs under the trace
+        emit.note(f"app path: the search for {what} stopped: {emit.describe(e)}; the measurement above stands")
+        return []
 
 
 def diverged_steps(project, count, reference_inputs):
@@ -118,10 +128,10 @@ def diverged_steps(project, count, reference_inputs):
     step of the project (a stale or diverged copy, aipc_toolbox/skipped_step.py): (input name,
     the innermost Substitute)."""
     names = _input_names(project, count)
-    found = []
+    found, traced_eval = [], skipped_step.eval_path(project)
     for position in range(min(count, len(reference_inputs))):
         substitutes = skipped_step.find_substitutes(project, position, lambda: project._call("app_eval_data"),
-                                                    reference_inputs)
+                                                    reference_inputs, traced_eval)
         if substitutes:
             found.append((names[position], substitutes[0]))
     return found
@@ -196,7 +206,8 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
                       "orders its values differently from eval_data; that map, applied to what the function returns, "
                       "gives what the model was trained on")
             m["app_affine_input"] = name
-        skipped = [] if affine_found else skipped_steps(project, items, builders, reference["inputs"])
+        skipped = [] if affine_found else _searched("a step the app skips", lambda: skipped_steps(
+            project, items, builders, reference["inputs"]))
         for name, built, step in skipped:
             source = f"{built.file}:{built.line} {built.function}()" if built else where
             emit.warn("app path skipped step",
@@ -204,7 +215,8 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
                       f"{step.describe()}")
             m["app_skipped_step"] = step.reference
         if not affine_found and not skipped:
-            for name, substitute in diverged_steps(project, len(items[0]) if items else 0, reference["inputs"]):
+            for name, substitute in _searched("a step the app's own copy diverged from", lambda: diverged_steps(
+                    project, len(items[0]) if items else 0, reference["inputs"])):
                 emit.warn("app path diverged step", f"input {name} as the app feeds it is made by {substitute.describe()}")
                 m["app_diverged_step"] = f"{substitute.file}:{substitute.line} {substitute.function}"
     return m

@@ -109,14 +109,21 @@ def _measured(fn, items, position, ref, dtype):
         [affine.to_numpy(convert(fn, item[position], takes, each, dtype)) for item in items]), ref)
 
 
-def find(project, items, position, reference_inputs=None):
+def eval_path(project):
+    """(eval_data's inputs, the steps its path applies: calib_prep Transforms), traced once and
+    shared by the searches of every input."""
+    (inputs, _), transforms = calib_prep.traced(project, project.eval_data)
+    return inputs, transforms
+
+
+def find(project, items, position, reference_inputs=None, traced_eval=None):
     """The steps of eval_data's path that, applied to input `position` of what the app feeds
     (`items`, app_eval_data's tuples), give eval_data's values: a list of Step, outermost first
     ([] when none does, or the app's tuples do not stack). `reference_inputs`: eval_data's
     inputs, when the caller has them (eval_data runs again under the trace either way)."""
     if affine.stacked(items, position) is None:
         return []
-    (inputs, _), transforms = calib_prep.traced(project, project.eval_data)
+    inputs, transforms = traced_eval or eval_path(project)
     inputs = reference_inputs or inputs
     ref, dtype = affine.to_numpy(inputs[position]), _dtype_name(inputs[position])
     found, deadline = [], time.monotonic() + SEARCH_BUDGET_S
@@ -214,7 +221,7 @@ def _flat(values):
     return np.concatenate([affine.to_numpy(v).reshape(-1) for v in values]) if values else np.zeros(0)
 
 
-def find_substitutes(project, position, app_call, reference_inputs=None):
+def find_substitutes(project, position, app_call, reference_inputs=None, traced_eval=None):
     """The functions of the app's path (run by `app_call()`, app_eval_data) whose results, in
     call order, are exactly input `position` of what the app feeds, each with the step of
     eval_data's path that, given the same arguments, makes eval_data's values: a list of
@@ -225,7 +232,7 @@ def find_substitutes(project, position, app_call, reference_inputs=None):
     app = affine.stacked(items, position)
     if app is None:
         return []
-    (inputs, _), transforms = calib_prep.traced(project, project.eval_data)
+    inputs, transforms = traced_eval or eval_path(project)
     inputs = reference_inputs or inputs
     ref, dtype = affine.to_numpy(inputs[position]), _dtype_name(inputs[position])
     if ref.size != app.size:
