@@ -395,6 +395,10 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-compare-app-path-diverged-step.txt", "app path", &["app_path_ok == 1=0.0000"],
         "app.diverged_step", "input-preprocessing",
         &[("function", "stale_unpack"), ("residual", "0.00"), ("via", "net:unpack")]),
+    // ExecuTorch's compare names a non-contiguous app feed where it is built (not the runtime's error).
+    gated(ET, "toolbox/et-compare-app-path-not-contiguous.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "run.input_not_contiguous", "input-preprocessing",
+        &[("input", "x"), ("file", "app.py"), ("function", "Reader.prepare"), ("got", "(8, 12)")]),
     // ---- an artifact that is not there names the tool that writes it (common/artifacts.toml)
     case(ET, "toolbox/et-inspect-int8-missing.txt", "artifact.int8_missing", "missing-artifact",
         &[("artifact", "build/model_int8.pte")]),

@@ -21,6 +21,10 @@ them in a method of its own class:
   `value_range` applies it in the method that builds the inputs, after which the app's path
   scores as eager; another order is not affine: no such line, and the fix refuses, writing
   nothing;
+- a feed that holds a non-contiguous view: onnxruntime copies it in order and the app's path
+  scores as eager; ExecuTorch reads the buffer in memory order, so there the view is named where
+  it is built (the run stage's `input not contiguous` line) instead of the runtime's error, and
+  fix_input_feed `contiguous` repairs it;
 - no app_eval_data: nothing is measured, and the check says so;
 - labels that do not match the samples: a clear error naming aipc.toml's line.
 """
@@ -311,6 +315,36 @@ def an_app_function_that_diverged_from_a_step_of_eval_datas_path_is_named_and_th
     res, out = fix_input_feed({"input": "x", "file": "app.py", "function": "stale_unpack", "via": "net:unpack",
                                "instead": True})
     assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "stale_unpack", out
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
+    project()
+
+
+STRIDED = "np.asfortranarray((readings / 16.0).astype(np.float32))"
+
+
+@check
+def a_non_contiguous_feed_is_named_where_it_is_built_on_a_runtime_that_reads_memory_order():
+    project(STRIDED)
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["ok"], out
+    if TARGET_NAME == "onnxruntime-cpu":
+        # onnxruntime copies a strided input in order: the app's path runs, and scores as eager.
+        assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
+        project()
+        return
+    # ExecuTorch reads the buffer in memory order: the view is named where the app builds it (the
+    # run stage's signature reads the line), not left to the runtime's own error.
+    assert res["app_path_ok"] == 0 and res["app_inputs_contiguous"] == 0, out
+    assert "app_acc_target" not in res and "contiguous or channels-last" not in out, out
+    with open(TARGET / "signatures.toml", "rb") as f:
+        entry = next(s for s in tomllib.load(f)["signature"] if s["id"] == "run.input_not_contiguous")
+    m = re.search(entry["regex"], out)
+    assert m, out
+    assert (m["file"], m["function"], m["input"], m["got"]) == ("app.py", "Reader.prepare", "x", "(8, 12)"), m.groupdict()
+    assert out.count("aipc-warning: input not contiguous") == 1, "one line per input, not per tuple"
+    res, out = fix_input_feed({"file": m["file"], "function": m["function"], "input": m["input"], "contiguous": True})
+    assert res["ok"], out
     res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
     assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
     project()

@@ -137,7 +137,24 @@ def diverged_steps(project, count, reference_inputs):
     return found
 
 
-def measure(project, artifact, run_items, reference, max_drop_points, model=None):
+def strided_feed(project, items, builders):
+    """Warn (`aipc-warning: input not contiguous`, feed.py) for each input the app feeds as a
+    non-contiguous view, naming the function that built it; True when one was found. For a runtime
+    that reads the buffer in memory order (ExecuTorch): there such a feed either fails in the
+    runtime or gives other values, and the repair is where the app builds it."""
+    count = len(items[0]) if items else 0
+    names, origin, found = _input_names(project, count), feed.where(project), set()
+    for index, item in enumerate(items):
+        for position, x in enumerate(item):
+            if position in found:
+                continue
+            built = builders[index][position] if index < len(builders) and position < len(builders[index]) else None
+            if feed.check_contiguous(built.origin() if built else origin, index, x, names[position], False):
+                found.add(position)
+    return bool(found)
+
+
+def measure(project, artifact, run_items, reference, max_drop_points, model=None, takes_strides=True):
     """Run the app's feed through the artifact: `run_items(list of tuples of inputs as the app
     built them)` returns the artifact's outputs for each (first = the logits): all at once, so a
     device runs them in one job. `reference` holds what compare measured
@@ -151,7 +168,11 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
     both are under the eager model, the drop is the artifact's own (an INT8 build that lost
     accuracy), not the app's preprocessing: the gate still fails, but the line that blames the
     app's input function is not printed, so the evidence is the artifact's accuracy (a probe
-    project's INT8 collapse was classified as the app's preprocessing and repaired there)."""
+    project's INT8 collapse was classified as the app's preprocessing and repaired there).
+
+    `takes_strides` False (a runtime that reads an input's buffer in memory order): an app feed
+    holding a non-contiguous view is named (strided_feed) and not run, so the evidence is the
+    view and where it was built, not the runtime's error or silently other values."""
     reference_acc = reference["acc"]
     traced = project.traced_app_eval_data()
     if traced is None:
@@ -163,6 +184,10 @@ def measure(project, artifact, run_items, reference, max_drop_points, model=None
     if reference_acc is None:
         raise emit.ToolError("app_eval_data is set, but eval_data has no labels: the app's accuracy has no reference; "
                              "return (inputs, labels) from eval_data")
+    if not takes_strides and strided_feed(project, items, builders):
+        emit.note(f"app path: not run on {artifact}: the app feeds a non-contiguous view (above), which this runtime "
+                  "reads in memory order")
+        return {"app_path_checked": 1, "app_path_ok": 0, "app_samples": int(labels.shape[0]), "app_inputs_contiguous": 0}
     outputs = [affine.to_numpy(ys[0]) for ys in run_items(list(items))]
     acc = float((_top1(outputs) == labels).mean())
     eager_acc = _eager_accuracy(model, items, labels) if model is not None else None

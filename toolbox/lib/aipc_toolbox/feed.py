@@ -136,14 +136,24 @@ def _check_one(origin, index, x, spec, takes_strides):
         warn("input layout", f"item {index} of {origin} feeds {spec['name']} as {_fmt(got)}, the artifact takes "
              f"{_fmt_spec(spec)}: {_layout_hint(got, want)}")
         problems.append(("layout", spec["name"], got, tuple(want)))
-    elif not _contiguous(x):
-        text = f"item {index} of {origin} feeds {spec['name']} as a non-contiguous {_fmt(got)} view (a transpose or slice)"
-        if takes_strides:
-            note(f"{text}: the runtime copies it in order first")
-        else:
-            warn("input not contiguous", f"{text}: the runtime reads its buffer in memory order, so the model sees other values")
-            problems.append(("contiguous", spec["name"], got, got))
+    else:
+        problems.extend(check_contiguous(origin, index, x, spec["name"], takes_strides))
     return problems
+
+
+def check_contiguous(origin, index, x, name, takes_strides):
+    """Note (a runtime that copies strided inputs in order) or warn (one that reads the buffer in
+    memory order) when item `index` of `origin` feeds input `name` as a non-contiguous view;
+    returns the problems found (at most one)."""
+    if _contiguous(x):
+        return []
+    got = shape_of(x)
+    text = f"item {index} of {origin} feeds {name} as a non-contiguous {_fmt(got)} view (a transpose or slice)"
+    if takes_strides:
+        note(f"{text}: the runtime copies it in order first")
+        return []
+    warn("input not contiguous", f"{text}: the runtime reads its buffer in memory order, so the model sees other values")
+    return [("contiguous", name, got, got)]
 
 
 def _dims_option(name, dim, largest, existing):

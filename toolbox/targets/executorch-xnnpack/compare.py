@@ -68,7 +68,7 @@ def body(a):
 
     reference = {"acc": m["task_acc_ref"] if labels is not None else None, "inputs": inputs, "outputs": ref[0],
                  "artifact_acc": m["task_acc_target"] if labels is not None else None}
-    m.update(app_path.measure(p, path, run_items, reference, a["max_app_drop_points"], model))
+    m.update(app_path.measure(p, path, run_items, reference, a["max_app_drop_points"], model, takes_strides=False))
     m.update({"artifact": path, "kind": "int8" if side.get("quantized") else "fp32",
               "eager_s": round(eager_s, 3), "target_s": round(target_s, 3)})
     return m
