@@ -75,7 +75,8 @@ DECORATOR = "_aipc_conform_feed"
 HELPER = '''
 
 def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
-                       via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False):
+                       via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False,
+                       via_kwargs=None, via_refs=None):
     \"\"\"Convert what the decorated function returns to what the deployed artifact takes: the
     returned array itself (position None) or input `position` of the tuple(s) it returns, to
     `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw": channels-last data to a
@@ -85,6 +86,8 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
     the model was trained on, x * scale + shift (scale: a number, one per channel of axis 1, or a
     channel-mixing matrix; measured against eval_data), contiguous. With `instead`, `via` is given
     the function's array argument in its place (the function's own result gives only the shape).
+    The step's other parameters are given as eval_data's path gives them: `via_kwargs` (values)
+    and `via_refs` (objects a project module holds, module:NAME).
     Added by aipc's fix_input_feed; the function's own code is left as it is.\"\"\"
     import functools
 
@@ -114,12 +117,16 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         if not resolved:
             import importlib
 
-            module, _, path = via.partition(":")
-            obj = importlib.import_module(module)
-            for part in path.split("."):
-                obj = getattr(obj, part[:-2] if part.endswith("()") else part)
-                obj = obj() if part.endswith("()") else obj
-            resolved.append(obj)
+            def find(reference):
+                module, _, path = reference.partition(":")
+                obj = importlib.import_module(module)
+                for part in path.split("."):
+                    obj = getattr(obj, part[:-2] if part.endswith("()") else part)
+                    obj = obj() if part.endswith("()") else obj
+                return obj
+
+            given = dict(via_kwargs or {}, **{k: find(v) for k, v in (via_refs or {}).items()})
+            resolved.append(functools.partial(find(via), **given) if given else find(via))
         return resolved[0]
 
     def through_step(x):
@@ -252,7 +259,8 @@ def traced_builder(position):
     return None, None
 
 
-CONVERSIONS = ("dtype", "layout", "scale", "shift", "via", "via_takes", "via_each", "via_dtype", "instead")  # the decorator's keywords, in order
+CONVERSIONS = ("dtype", "layout", "scale", "shift", "via", "via_takes", "via_each", "via_dtype", "instead", "via_kwargs",
+               "via_refs")  # the decorator's keywords, in order
 
 
 def decorator_options(position, conversions):
@@ -451,12 +459,18 @@ def measured_substitute(input_name, position, file, function, reference):
                      f"eval_data's values (measured on app_eval_data; what does: {named}); nothing was changed")
 
 
+def step_arguments(step, kind):
+    """{name: value} of the step's other parameters of one kind ("literal" or "ref"), as
+    eval_data's path gives them (skipped_step.Argument)."""
+    return {x.name: x.value for x in step.arguments if x.kind == kind}
+
+
 def newer_helper(text):
     """`text` with its @_aipc_conform_feed helper replaced by this version's when it predates
-    `via` (a file fixed by an older aipc, then given a step)."""
+    `via` or the step's other parameters (a file fixed by an older aipc, then given a step)."""
     tree = ast.parse(text)
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == DECORATOR), None)
-    if node is None or any(arg.arg == "instead" for arg in node.args.args):
+    if node is None or any(arg.arg == "via_refs" for arg in node.args.args):
         return text
     lines = text.splitlines(keepends=True)
     lines[node.lineno - 1: node.end_lineno] = [HELPER.strip("\n") + "\n"]
@@ -510,7 +524,9 @@ def body(a):
               "scale": fit.scale if fit else None, "shift": fit.shift if fit else None,
               "via": step.reference if step else None, "via_takes": step.takes if step and step.takes != "numpy" else None,
               "via_each": True if step and step.each else None, "via_dtype": step.dtype if step else None,
-              "instead": True if a["instead"] else None}
+              "instead": True if a["instead"] else None,
+              "via_kwargs": (step_arguments(step, "literal") or None) if step else None,
+              "via_refs": (step_arguments(step, "ref") or None) if step else None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]
     indent = line[: len(line) - len(line.lstrip())]

@@ -10,7 +10,10 @@ applying every candidate of that path to what the app feeds, in several code sha
   (no batch dim); a step that takes a tensor;
 - each is written where the app builds the input (the function the trace follows), and the app's
   feed then holds eval_data's values (measured in a fresh interpreter);
-- not offered: a step no code outside eval_data's call can reach (a nested function); a step the
+- a step given other parameters (module constants, a settings object's attribute, a literal):
+  the decorator gives them as eval_data's path does (`via_kwargs`, `via_refs`);
+- not offered: a step no code outside eval_data's call can reach (a nested function), or one
+  given an argument nothing outside that call holds (a statistic computed there); a step the
   app already applies. A step that is affine is found too (the app path line gives affine.py's
   measured map first, and looks for a step only when there is none);
 - refused, the file left as it was: a reference that does not resolve, and one that resolves
@@ -251,7 +254,80 @@ SHAPES = {
             def example():
                 return (held_out()[0][0][:1],)
             """}, "tprep:soft_level"),
+    "a function given module constants and a literal": ({
+        "levels.py": """
+            import numpy as np
+
+            BASELINE = np.array([310.0, 420.0, 515.0, 640.0])  # per channel, from the bench
+
+
+            def to_level(counts, baseline, gain=1.0):
+                return (np.log(counts.astype(np.float64) / baseline[:, None]) * gain).astype(np.float32)
+            """,
+        "hooks.py": """
+            import torch
+
+            from levels import BASELINE, to_level
+            from raw import raw
+
+
+            def held_out():
+                counts, labels = raw()
+                return (torch.from_numpy(to_level(counts, BASELINE, gain=2.5)),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "levels:to_level"),
+    "a method given a settings object's attribute": ({
+        "settings.py": """
+            from dataclasses import dataclass, field
+
+            import numpy as np
+
+
+            @dataclass
+            class Settings:
+                knee: np.ndarray = field(default_factory=lambda: np.array([600.0, 700.0, 800.0, 900.0]))
+
+
+            SETTINGS = Settings()
+            """,
+        "shaping.py": """
+            import numpy as np
+
+
+            class Shaper:
+                def squash(self, counts, knee):
+                    return np.tanh(counts.astype(np.float64) / knee[:, None]).astype(np.float32)
+            """,
+        "hooks.py": """
+            import torch
+
+            from raw import raw
+            from settings import SETTINGS
+            from shaping import Shaper
+
+
+            def held_out():
+                counts, labels = raw()
+                return (torch.from_numpy(Shaper().squash(counts, SETTINGS.knee)),), torch.from_numpy(labels)
+
+
+            def example():
+                return (held_out()[0][0][:1],)
+            """}, "shaping:Shaper().squash"),
 }
+
+# What the decorator is given for each shape's other parameters.
+GIVEN = {"a function given module constants and a literal": "via_kwargs={'gain': 2.5}, via_refs={'baseline': 'levels:BASELINE'}",
+         "a method given a settings object's attribute": "via_refs={'knee': 'settings:SETTINGS.knee'}"}
+
+# ... and what the app path line says of them.
+GIVEN_LINE = {
+    "a function given module constants and a literal":
+        " (given baseline=levels:BASELINE, gain=2.5, as eval_data's path calls it)",
+    "a method given a settings object's attribute": " (given knee=settings:SETTINGS.knee, as eval_data's path calls it)"}
 
 
 def project(files, app=APP):
@@ -267,7 +343,7 @@ def steps(d):
     """skipped_step.find on the project in `d`, in a fresh interpreter: [(reference, each, takes)]."""
     code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import skipped_step\n"
             "p = Project()\nitems, _, _ = p.traced_app_eval_data()\n"
-            "print(json.dumps([[s.reference, s.each, s.takes, s.called_at] for s in skipped_step.find(p, items, 0)]))")
+            "print(json.dumps([[s.reference, s.each, s.takes, s.called_at, s.given()] for s in skipped_step.find(p, items, 0)]))")
     return json.loads(_python(d, code).strip().splitlines()[-1])
 
 
@@ -299,15 +375,18 @@ def the_step_eval_data_applies_is_found_in_each_code_shape_and_written_where_the
         found = steps(d)
         assert found and found[0][0] == reference, (shape, found)
         assert found[0][3].startswith("hooks.py:"), (shape, found)
+        assert found[0][4] == GIVEN_LINE.get(shape, ""), (shape, found)
         if k == 0:
             assert not matches_eval(d), shape
         res, out = fix(d, input="x", via=found[0][0])
         assert res["ok"] and res["function"] == "Feeder.frame" and res["via"] == reference, (shape, out)
         text = (d / "app.py").read_text()
         assert f'via="{reference}"' in text and "return torch.from_numpy(np.asarray(counts" in text, (shape, text)
+        decorator = next(line for line in text.splitlines() if "@_aipc_conform_feed(" in line)
+        assert GIVEN.get(shape, "via=") in decorator and ("via_refs=" in decorator) == (shape in GIVEN), (shape, decorator)
         # fix_input_feed measured the feed again before keeping the edit; once here too, and with
         # the step applied nothing is left to find.
-        if k == 0:
+        if k == 0 or shape in GIVEN:
             assert matches_eval(d) and steps(d) == [], shape
 
 
@@ -335,6 +414,28 @@ def a_step_nothing_outside_eval_data_can_reach_is_not_offered():
 
             counts, labels = raw()
             return (torch.from_numpy(level(counts)),), torch.from_numpy(labels)
+
+
+        def example():
+            return (held_out()[0][0][:1],)
+        """}
+    assert steps(project(files)) == []
+
+
+@check
+def a_step_given_an_argument_nothing_outside_eval_data_holds_is_not_offered():
+    files = {"levels.py": SHAPES["a function given module constants and a literal"][0]["levels.py"],
+             "hooks.py": """
+        import torch
+
+        from levels import to_level
+        from raw import raw
+
+
+        def held_out():
+            counts, labels = raw()
+            baseline = counts[:, :, :2].mean(axis=(0, 2))  # measured on the eval set itself, held nowhere
+            return (torch.from_numpy(to_level(counts, baseline)),), torch.from_numpy(labels)
 
 
         def example():
@@ -464,7 +565,8 @@ def a_file_with_an_older_helper_gets_the_one_that_knows_via():
     from input_feed import HELPER, newer_helper
 
     old = HELPER.replace('''def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
-                       via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False):''',
+                       via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False,
+                       via_kwargs=None, via_refs=None):''',
                          "def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0):")
     assert old != HELPER
     text = "import numpy as np\n" + old + "\n\n@_aipc_conform_feed(None, dtype=\"float32\")\ndef f():\n    return 1\n"

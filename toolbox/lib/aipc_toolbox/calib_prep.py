@@ -18,7 +18,7 @@ int8_sensitivity of every target read the set through it).
 import inspect
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .builders import ProjectProfile, holds_array
 
@@ -35,6 +35,9 @@ class Transform:
     function: str = ""  # its qualified name (`Class.__call__` for an object's call)
     called_at: str = ""  # file:line of its first call on the traced path
     keeps_shape: bool = True  # returned the shape it was given (the calibration steps' form)
+    # The other parameters of its first call, as given: ((name, value), ...), for the steps
+    # that take more than the array (aipc_toolbox/skipped_step.py binds them).
+    arguments: tuple = field(default=(), compare=False, repr=False)
 
 
 class TransformTrace(ProjectProfile):
@@ -127,19 +130,27 @@ class TransformTrace(ProjectProfile):
             for index in range(min(code.co_argcount, 2)):
                 value = frame.f_locals.get(code.co_varnames[index])
                 if holds_array(value):
-                    self._pending[id(frame)] = tuple(value.shape)
+                    self._pending[id(frame)] = (tuple(value.shape), other_arguments(frame, index))
                     return
             return
-        shape = self._pending.pop(id(frame), None)
+        shape, others = self._pending.pop(id(frame), (None, ()))
         if shape is None or not holds_array(arg) or getattr(arg.dtype, "kind", "f") not in "fc":
             return
         if getattr(arg, "is_floating_point", lambda: True)() is False:
             return
         transform = self._module_level(frame)
         if transform and all(t.entry != transform.entry for t in self.found):
-            if tuple(arg.shape) != shape:
-                transform = replace(transform, keeps_shape=False)
+            transform = replace(transform, keeps_shape=tuple(arg.shape) == shape, arguments=others)
             self.found.append(transform)
+
+
+def other_arguments(frame, array_index):
+    """((name, value), ...) of a call's named parameters besides the array at `array_index` and a
+    method's receiver (the parameter before the array, named self or cls), as given."""
+    code = frame.f_code
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    skip = {array_index} | ({0} if array_index == 1 and names[0] in ("self", "cls") else set())
+    return tuple((name, frame.f_locals.get(name)) for k, name in enumerate(names) if k not in skip)
 
 
 def _code_of(fn):
@@ -159,6 +170,14 @@ def resolve(entry):
     path: "module:Prep.standardise", "module:SCALER.transform"; a part ending in `()` is called
     with no arguments, "module:Converter()" an object made anew). Raises ValueError with the
     reason."""
+    found = resolve_value(entry)
+    if not callable(found):
+        raise ValueError(f"{entry!r} is not callable")
+    return found
+
+
+def resolve_value(entry):
+    """What an entry names, callable or not (resolve's form: "module:NAME.attribute")."""
     import importlib
 
     module_name, sep, path = entry.partition(":")
@@ -181,8 +200,6 @@ def resolve(entry):
                 found = found()
             except Exception as e:  # noqa: BLE001 -- the project's constructor: any failure is the answer
                 raise ValueError(f"{entry!r}: {name}() fails ({type(e).__name__}: {e})") from None
-    if not callable(found):
-        raise ValueError(f"{entry!r} is not callable")
     return found
 
 

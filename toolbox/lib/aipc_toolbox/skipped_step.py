@@ -26,6 +26,7 @@ makes eval_data's values. The app path's calls are recorded with their arguments
 (CallValues, within MAX_KEPT_BYTES) and measured the same way.
 """
 import os
+import sys
 import time
 from dataclasses import dataclass
 
@@ -57,11 +58,138 @@ class Step:
     each: bool
     dtype: str
     residual: float = 0.0
+    arguments: tuple = ()  # Argument: what eval_data's path gives its other parameters
 
     def describe(self):
         return (f"{self.function}() ({self.file}:{self.line}, called at {self.called_at}): converted by it, the feed "
                 f"holds eval_data's values ({100 * self.residual:.2f}% residual); the app skips that step: convert with "
-                f"{self.reference}")
+                f"{self.reference}{self.given()}")
+
+    def given(self):
+        """" (given mean=prep:MEAN, eps=0.001, as eval_data's path calls it)", or "" without arguments."""
+        if not self.arguments:
+            return ""
+        return f" (given {', '.join(a.describe() for a in self.arguments)}, as eval_data's path calls it)"
+
+    def callable(self):
+        """The step, its other parameters bound as eval_data's path gives them."""
+        return bound(calib_prep.resolve(self.reference), self.arguments)
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A parameter of a step besides its array, as eval_data's path gives it: `kind` "literal"
+    (`value` a number, string, bool, None or a short tuple of them) or "ref" (`value` is how code
+    outside that call reaches the object given: "module:NAME" or "module:NAME.attribute")."""
+
+    name: str
+    kind: str
+    value: object
+
+    def describe(self):
+        return f"{self.name}={self.value}" if self.kind == "ref" else f"{self.name}={self.value!r}"
+
+
+MAX_LITERAL_ITEMS = 32  # a tuple or list given to a step is written as a literal up to this length
+
+
+def _literal(value):
+    """`value` as a Python literal a decorator can hold (numpy scalars as Python numbers), or
+    None when it is not one."""
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, str)):
+        return (value,) if not isinstance(value, str) or len(value) <= 200 else None
+    if isinstance(value, float):
+        return (value,) if np.isfinite(value) else None
+    if isinstance(value, (tuple, list)) and len(value) <= MAX_LITERAL_ITEMS:
+        items = [_literal(v) for v in value]
+        return None if any(i is None for i in items) else (type(value)(i[0] for i in items),)
+    return None
+
+
+def _project_modules(root):
+    root = os.path.realpath(root) + os.sep
+    for name, module in sorted(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        real = os.path.realpath(file) if file else ""
+        if real.startswith(root) and os.sep + "site-packages" + os.sep not in real:
+            yield name, module
+
+
+def _reference(value, root, first=None):
+    """"module:NAME" of a project module that holds `value` by a public name, or
+    "module:NAME.attribute" of an object such a module holds (module `first`, the step's own,
+    looked at before the others); None when none does."""
+    held = []
+    modules = sorted(_project_modules(root), key=lambda m: m[0] != first)
+    for module_name, module in modules:
+        for name, obj in list(vars(module).items()):
+            if name.startswith("_"):
+                continue
+            if obj is value:
+                return f"{module_name}:{name}"
+            if not isinstance(obj, type(sys)) and hasattr(obj, "__dict__") and not callable(obj):
+                held.append((module_name, name, obj))
+    # An object held where its class is defined first (settings:SETTINGS over a module importing it).
+    for module_name, name, obj in sorted(held, key=lambda h: type(h[2]).__module__ != h[0]):
+        for attribute, inner in list(vars(obj).items()):
+            if inner is value and not attribute.startswith("_"):
+                return f"{module_name}:{name}.{attribute}"
+    return None
+
+
+def bind_arguments(fn, arguments, root):
+    """The Arguments of a step `fn` (resolved) for the other parameters its call on eval_data's
+    path was given (calib_prep Transform.arguments): those equal to the parameter's default are
+    left out; None when one can be given from outside that call neither as a literal nor as an
+    object a project module holds (the step is then not offered)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        parameters = {}
+    bound_ = []
+    for name, value in arguments:
+        default = getattr(parameters.get(name), "default", inspect.Parameter.empty)
+        if default is not inspect.Parameter.empty and (default is value or _same_literal(default, value)):
+            continue
+        literal = _literal(value)
+        if literal is not None and not hasattr(value, "shape"):
+            bound_.append(Argument(name, "literal", literal[0]))
+            continue
+        reference = _reference(value, root, getattr(fn, "__module__", None))
+        if reference is None:
+            return None
+        bound_.append(Argument(name, "ref", reference))
+    return tuple(bound_)
+
+
+def _same_literal(a, b):
+    la, lb = _literal(a), _literal(b)
+    return la is not None and lb is not None and la == lb
+
+
+def bound(fn, arguments):
+    """`fn` with its Arguments given (references resolved), or `fn` itself without any."""
+    if not arguments:
+        return fn
+    import functools
+
+    given = {a.name: calib_prep.resolve_value(a.value) if a.kind == "ref" else a.value for a in arguments}
+    return functools.partial(fn, **given)
+
+
+def _candidate(transform, root):
+    """(the step's callable with its arguments bound, the Arguments) for a Transform of eval_data's
+    path, or None when it does not resolve or an argument cannot be given from outside."""
+    try:
+        fn = calib_prep.resolve(transform.entry)
+        arguments = bind_arguments(fn, transform.arguments, root)
+        return None if arguments is None else (bound(fn, arguments), arguments)
+    except ValueError:
+        return None
 
 
 def convert(fn, x, takes, each, dtype):
@@ -133,15 +261,15 @@ def find(project, items, position, reference_inputs=None, traced_eval=None):
             emit.note(f"app path: the search for a step the app skips stopped after {SEARCH_BUDGET_S:.0f} s "
                       f"({len(found)} found); the steps left were not tried")
             break
-        try:
-            fn = calib_prep.resolve(transform.entry)
-        except ValueError:
+        candidate = _candidate(transform, project.root)
+        if candidate is None:
             continue
+        fn, arguments = candidate
         measured = _measured(fn, items, position, ref, dtype)
         if measured is not None:
             takes, each, residual = measured
             found.append(Step(transform.entry, transform.function, transform.file, transform.line, transform.called_at,
-                              takes, each, dtype, residual))
+                              takes, each, dtype, residual, arguments))
     return found
 
 
@@ -182,7 +310,7 @@ class Substitute:
         return (f"{self.file}:{self.line} {self.function}() from its argument, where eval_data's path makes it with "
                 f"{s.function}() ({s.file}:{s.line}, called at {s.called_at}): in its place, the feed holds eval_data's "
                 f"values ({100 * s.residual:.2f}% residual); the app's function diverged from that step: convert with "
-                f"{s.reference} instead")
+                f"{s.reference} instead{s.given()}")
 
 
 class CallValues(ProjectProfile):
@@ -247,15 +375,15 @@ def find_substitutes(project, position, app_call, reference_inputs=None, traced_
         for transform in list(reversed(transforms))[:MAX_TRIED]:
             if time.monotonic() > deadline:
                 return found
-            try:
-                fn = calib_prep.resolve(transform.entry)
-            except ValueError:
+            candidate = _candidate(transform, project.root)
+            if candidate is None:
                 continue
+            fn, arguments = candidate
             measured = _substituted(fn, calls, app.shape, ref, dtype)
             if measured is not None:
                 takes, each, residual = measured
                 step = Step(transform.entry, transform.function, transform.file, transform.line, transform.called_at,
-                            takes, each, dtype, residual)
+                            takes, each, dtype, residual, arguments)
                 found.append(Substitute(os.path.relpath(os.path.realpath(code.co_filename), root), code.co_firstlineno,
                                         getattr(code, "co_qualname", code.co_name), step))
                 break
