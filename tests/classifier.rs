@@ -395,6 +395,11 @@ const CASES: &[Case] = &[
     gated(ET, "toolbox/et-compare-app-path-diverged-step.txt", "app path", &["app_path_ok == 1=0.0000"],
         "app.diverged_step", "input-preprocessing",
         &[("function", "stale_unpack"), ("residual", "0.00"), ("via", "net:unpack")]),
+    // ... and when that function is given a record, the step takes its fields by name.
+    gated(ORT, "toolbox/ort-compare-app-path-diverged-record.txt", "app path", &["app_path_ok == 1=0.0000"],
+        "app.diverged_step", "input-preprocessing",
+        &[("input", "x"), ("file", "app.py"), ("line", "16"), ("function", "Reader.prepare"),
+          ("taken", "packet.sent, packet.offset"), ("step", "calibrated"), ("via", "net:calibrated")]),
     // ExecuTorch's compare names a non-contiguous app feed where it is built (not the runtime's error).
     gated(ET, "toolbox/et-compare-app-path-not-contiguous.txt", "app path", &["app_path_ok == 1=0.0000"],
         "run.input_not_contiguous", "input-preprocessing",

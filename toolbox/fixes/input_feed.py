@@ -76,7 +76,7 @@ HELPER = '''
 
 def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
                        via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False,
-                       via_kwargs=None, via_refs=None):
+                       via_kwargs=None, via_refs=None, via_from=None):
     \"\"\"Convert what the decorated function returns to what the deployed artifact takes: the
     returned array itself (position None) or input `position` of the tuple(s) it returns, to
     `dtype` (a numpy/torch dtype name) and/or `layout` ("nchw": channels-last data to a
@@ -87,7 +87,9 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
     channel-mixing matrix; measured against eval_data), contiguous. With `instead`, `via` is given
     the function's array argument in its place (the function's own result gives only the shape).
     The step's other parameters are given as eval_data's path gives them: `via_kwargs` (values)
-    and `via_refs` (objects a project module holds, module:NAME).
+    and `via_refs` (objects a project module holds, module:NAME); with `instead`, `via_from` gives
+    parameters of the step from the function's own arguments by name ({"absorbance":
+    "frame.absorbance"}: a field of a record the function is given) instead of its array.
     Added by aipc's fix_input_feed; the function's own code is left as it is.\"\"\"
     import functools
 
@@ -188,10 +190,27 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
         @functools.wraps(function)
         def conformed(*args, **kwargs):
             out = function(*args, **kwargs)
-            if instead:
+            if instead and via_from:
+                import inspect
+
+                import numpy
+
+                called = inspect.signature(function).bind(*args, **kwargs).arguments
+                taken = {}
+                for name, path in via_from.items():
+                    holder, *fields = path.split(".")
+                    value = called[holder]
+                    for field in fields:
+                        value = getattr(value, field)
+                    taken[name] = value
+                made = step()(**taken)
+                made = made.detach().cpu().numpy() if hasattr(made, "detach") else numpy.asarray(made)
+                made = numpy.ascontiguousarray(made, dtype=via_dtype)
+            elif instead:
                 given = next(v for v in list(args) + list(kwargs.values()) if hasattr(v, "shape") and hasattr(v, "dtype"))
                 made = through_step(given)
                 made = made.detach().cpu().numpy() if hasattr(made, "detach") else made
+            if instead:
                 if hasattr(out, "permute"):
                     import torch
 
@@ -260,7 +279,7 @@ def traced_builder(position):
 
 
 CONVERSIONS = ("dtype", "layout", "scale", "shift", "via", "via_takes", "via_each", "via_dtype", "instead", "via_kwargs",
-               "via_refs")  # the decorator's keywords, in order
+               "via_refs", "via_from")  # the decorator's keywords, in order
 
 
 def decorator_options(position, conversions):
@@ -470,7 +489,7 @@ def newer_helper(text):
     `via` or the step's other parameters (a file fixed by an older aipc, then given a step)."""
     tree = ast.parse(text)
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == DECORATOR), None)
-    if node is None or any(arg.arg == "via_refs" for arg in node.args.args):
+    if node is None or any(arg.arg == "via_from" for arg in node.args.args):
         return text
     lines = text.splitlines(keepends=True)
     lines[node.lineno - 1: node.end_lineno] = [HELPER.strip("\n") + "\n"]
@@ -526,7 +545,8 @@ def body(a):
               "via_each": True if step and step.each else None, "via_dtype": step.dtype if step else None,
               "instead": True if a["instead"] else None,
               "via_kwargs": (step_arguments(step, "literal") or None) if step else None,
-              "via_refs": (step_arguments(step, "ref") or None) if step else None}
+              "via_refs": (step_arguments(step, "ref") or None) if step else None,
+              "via_from": dict(step.sources) if step and step.sources else None}
     lines = text.splitlines(keepends=True)
     line = lines[fn.lineno - 1]
     indent = line[: len(line) - len(line.lstrip())]

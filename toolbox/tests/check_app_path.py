@@ -15,7 +15,8 @@ them in a method of its own class:
 - values that the app makes with its own copy of such a step, which diverged from it (the device
   image's unpack from before the reorder): a line names that function and the step that, given
   its argument in its place, feeds eval_data's values (app.diverged_step), and fix_input_feed
-  `via` + `instead` puts it there;
+  `via` + `instead` puts it there; when that function is given a record (a dataclass of the
+  unit's readings and its offset), the step takes the record's fields by its parameters' names;
 - values that are an affine map of eval_data's (another scale; a scale per feature): a second
   warning gives the map measured (the app.affine_feed signature), and fix_input_feed
   `value_range` applies it in the method that builds the inputs, after which the app's path
@@ -107,6 +108,23 @@ def held_out_packed():
     """held_out(), from what the device sends."""
     x, y = raw(96, 3)
     return (torch.from_numpy(unpack(pack(x.numpy()))),), y
+
+
+def offsets(n, seed):
+    """Each unit's own sensor offset, which it reports beside its readings."""
+    return (torch.rand(n, generator=torch.Generator().manual_seed(seed)) * 8.0 + 4.0).numpy()
+
+
+def calibrated(sent, offset):
+    """What a unit sent, back to the sensor's readings, in the model's unit."""
+    return ((sent - offset[:, None]) / 16.0).astype(np.float32)
+
+
+def held_out_offset():
+    """held_out(), from what the units send with their offsets."""
+    x, y = raw(96, 3)
+    o = offsets(96, 3)
+    return (torch.from_numpy(calibrated(x.numpy() + o[:, None], o)),), y
 '''
 
 APP = '''
@@ -315,6 +333,57 @@ def an_app_function_that_diverged_from_a_step_of_eval_datas_path_is_named_and_th
     res, out = fix_input_feed({"input": "x", "file": "app.py", "function": "stale_unpack", "via": "net:unpack",
                                "instead": True})
     assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "stale_unpack", out
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
+    project()
+
+
+APP_PACKETS = '''
+from dataclasses import dataclass
+
+import numpy as np
+
+import net
+
+
+@dataclass
+class Packet:
+    sent: np.ndarray
+    offset: np.ndarray
+
+
+class Reader:
+    def prepare(self, packet):
+        # The device image's front end, from before the units reported their offset.
+        return (packet.sent / 16.0).astype(np.float32)
+
+
+def labelled(limit=None):
+    x, y = net.raw(96, 3)
+    o = net.offsets(96, 3)
+    sent = x.numpy() + o[:, None]
+    reader = Reader()
+    return [(reader.prepare(Packet(sent[i:i + 8], o[i:i + 8])),) for i in range(0, 96, 8)], y.numpy()[:limit]
+'''
+
+
+@check
+def an_app_function_given_a_record_that_diverged_has_the_step_take_the_records_fields():
+    regex, fixes = signature("app.diverged_step")
+    project()
+    (_DIR / "app.py").write_text(APP_PACKETS)
+    toml = (_DIR / "aipc.toml").read_text()
+    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', 'eval_data = "net:held_out_offset"'))
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 0 and "app_skipped_step" not in res and "app_affine_input" not in res, out
+    m = regex.search(out)
+    assert m, out
+    assert (m["function"], m["taken"], m["step"], m["via"]) == ("Reader.prepare", "packet.sent, packet.offset",
+                                                                "calibrated", "net:calibrated"), m.groupdict()
+    assert "makes of packet.sent, packet.offset)" in fixes[1].replace("${taken|its argument}", m["taken"])
+    res, out = fix_input_feed({"input": "x", "file": m["file"], "function": m["function"], "via": m["via"],
+                               "instead": True})
+    assert res["ok"] and res["function"] == "Reader.prepare", out
     res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
     assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
     project()

@@ -53,7 +53,7 @@ NEEDED = {
     "aten.bucketize.Tensor": {"ort": "ok", "et": "fail"},
     "aten.searchsorted.Tensor": {"ort": "fail", "et": "fail"},
     "aten.erfinv.default": {"ort": "fail", "et": "fail"},
-    "aten._cdist_forward.default": {"ort": "fail", "et": "undelegated"},
+    "aten._cdist_forward.default": {"ort": "fail", "et": "undelegated", "delegated": True},
     "aten.roll.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.adaptive_max_pool2d.default": {"ort": "fail", "et": "fail", "delegated": True},
@@ -518,6 +518,9 @@ def messages_name_the_rewritable_op():
     assert rewrites.hint_line(rewrites.ops_in_message(et)).startswith("aten.kthvalue.default")
     assert rewrites.hint_line(["aten_roll_default", "aten_add_tensor"]).startswith("aten.roll.default")
     assert rewrites.hint_line(["aten_add_tensor"]) is None
+    # A rewrite whose output leaves another library op: the setting named keeps the first.
+    assert rewrites.hint_line(["aten_sum_dim_int_list"], kept=["aten._cdist_forward.default"]) == (
+        'aten.sum.dim_IntList (aipc.toml [project] rewrite_ops = ["aten._cdist_forward.default", "aten.sum.dim_IntList"])')
 
 
 @check

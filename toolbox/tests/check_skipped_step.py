@@ -20,7 +20,9 @@ applying every candidate of that path to what the app feeds, in several code sha
   but does not give eval_data's values;
 - the app's own copy of the step that diverged from eval_data's (a vendored front end without
   its last transform): the step is found by giving it that function's arguments in its place,
-  and fix_input_feed `via` + `instead` writes that there; refused when it does not fit;
+  and fix_input_feed `via` + `instead` writes that there; refused when it does not fit; a copy
+  given a record (a dataclass of the reading's arrays) has the step take the record's fields by
+  the names of its parameters (`via_from`);
 - a file decorated by an older fix_input_feed (its helper without `via`) gets the new helper.
 """
 import json
@@ -547,6 +549,83 @@ def an_app_function_that_diverged_from_eval_datas_step_is_found_and_the_step_giv
     assert matches_eval(d)
 
 
+RECORD = {
+    "front.py": """
+        import numpy as np
+
+
+        def to_features(counts, baseline):
+            return np.log(counts.astype(np.float64) / baseline).astype(np.float32)
+        """,
+    "hooks.py": """
+        import numpy as np
+        import torch
+
+        from front import to_features
+        from raw import raw
+
+
+        def held_out():
+            counts, labels = raw()
+            x = np.stack([to_features(c, c[:, :2].mean(axis=-1, keepdims=True)) for c in counts])
+            return (torch.from_numpy(x),), torch.from_numpy(labels)
+
+
+        def example():
+            return (held_out()[0][0][:1],)
+        """}
+
+APP_RECORD = """
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from raw import raw
+
+
+@dataclass
+class Reading:
+    counts: np.ndarray
+    baseline: np.ndarray
+
+
+class Feeder:
+    def frame(self, reading):
+        # The gateway's own front end: a fixed baseline where the lab divides by the reading's.
+        level = np.log(reading.counts.astype(np.float64) / 500.0)
+        return torch.from_numpy(level.astype(np.float32)[None])
+
+
+def labelled():
+    counts, labels = raw()
+    feeder = Feeder()
+    readings = [Reading(c, c[:, :2].mean(axis=-1, keepdims=True)) for c in counts]
+    return [(feeder.frame(r),) for r in readings], torch.from_numpy(labels)
+
+
+def run_inputs():
+    return labelled()[0][:4]
+"""
+
+
+@check
+def a_diverged_function_given_a_record_has_the_step_take_the_records_fields_by_name():
+    d = project(RECORD, app=APP_RECORD)
+    assert steps(d) == [] and not matches_eval(d)
+    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import skipped_step\n"
+            "p = Project()\nfound = skipped_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
+            "print(json.dumps([[s.function, s.step.reference, s.step.sources, s.describe()] for s in found]))")
+    found = json.loads(_python(d, code).strip().splitlines()[-1])
+    assert found and found[0][:3] == ["Feeder.frame", "front:to_features",
+                                      [["counts", "reading.counts"], ["baseline", "reading.baseline"]]], found
+    assert "Feeder.frame() from its arguments reading.counts, reading.baseline, where" in found[0][3], found
+    res, out = fix(d, input="x", file="app.py", function="Feeder.frame", via="front:to_features", instead=True)
+    assert res["ok"] and res["function"] == "Feeder.frame", out
+    assert "via_from={'counts': 'reading.counts', 'baseline': 'reading.baseline'}" in (d / "app.py").read_text()
+    assert matches_eval(d)
+
+
 @check
 def instead_is_refused_writing_nothing_when_the_step_does_not_make_eval_datas_values_in_that_place():
     d = project(DIVERGED, app=APP_DIVERGED)
@@ -566,7 +645,7 @@ def a_file_with_an_older_helper_gets_the_one_that_knows_via():
 
     old = HELPER.replace('''def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0,
                        via=None, via_takes="numpy", via_each=False, via_dtype="float32", instead=False,
-                       via_kwargs=None, via_refs=None):''',
+                       via_kwargs=None, via_refs=None, via_from=None):''',
                          "def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale=None, shift=0.0):")
     assert old != HELPER
     text = "import numpy as np\n" + old + "\n\n@_aipc_conform_feed(None, dtype=\"float32\")\ndef f():\n    return 1\n"

@@ -434,14 +434,20 @@ def _erfinv(y):
 
 def _cdist(x1, x2, p=2.0, compute_mode=None):
     """Pairwise p-norm distances from the difference of every pair (not the matmul expansion:
-    no cancellation error)."""
+    no cancellation error). The pairs are views, not unsqueezes, and the sums over the feature
+    dim the 4-D mean XNNPACK delegates (_sum4): the whole rewrite is delegated."""
     import torch
 
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if not _static(x1.shape[-1]) or not _static(x2.shape[-2]):
+        return NotImplemented
+    a = x1.reshape(*x1.shape[:-1], 1, x1.shape[-1])
+    b = x2.reshape(*x2.shape[:-2], 1, x2.shape[-2], x2.shape[-1])
+    diff = a - b
+    last = [diff.dim() - 1]
     if p == 2.0:
-        return torch.sqrt((diff * diff).sum(-1))
+        return torch.sqrt(_sum4(diff * diff, last, False))
     if p == 1.0:
-        return diff.abs().sum(-1)
+        return _sum4(torch.abs(diff), last, False)
     if p == 0.0:
         return (diff != 0).sum(-1).to(x1.dtype)
     if math.isinf(p):
@@ -1411,8 +1417,9 @@ def _count(ep, key):
     return sum(1 for n in g.nodes if n.op == "call_function" and hasattr(n.target, "_schema") and str(n.target) in names)
 
 
-def hint_line(names):
-    """`rewritable op: ...` text for library ops named in a toolchain message or op list, or None."""
+def hint_line(names, kept=()):
+    """`rewritable op: ...` text for library ops named in a toolchain message or op list, or None;
+    the setting it names keeps the ops already rewritten (`kept`) beside the new ones."""
     keys = []
     for n in names:
         for k in normalise(n):
@@ -1422,7 +1429,8 @@ def hint_line(names):
         return None
     import json
 
-    return f"{', '.join(keys)} (aipc.toml [project] rewrite_ops = {json.dumps(keys)})"
+    setting = [k for k in kept if k not in keys] + keys
+    return f"{', '.join(keys)} (aipc.toml [project] rewrite_ops = {json.dumps(setting)})"
 
 
 _MSG = [
@@ -1468,13 +1476,14 @@ def rewrite_for_export(ep, keys):
 
 def warn_rewritable(names, done=()):
     """Print `aipc-warning: rewritable op: aten.x.y (aipc.toml [project] rewrite_ops = [...])` when a library
-    op is among `names` (toolchain spellings) and not already rewritten (`done`)."""
+    op is among `names` (toolchain spellings) and not already rewritten (`done`: the setting named
+    keeps those, so setting it adds the new ops instead of dropping the old)."""
     from .emit import warn
 
     keys = []
     for n in names:
         keys.extend(k for k in normalise(n) if k not in done and k not in keys)
-    line = hint_line(keys)
+    line = hint_line(keys, done)
     if line:
         warn("rewritable op", line)
     return keys

@@ -59,6 +59,9 @@ class Step:
     dtype: str
     residual: float = 0.0
     arguments: tuple = ()  # Argument: what eval_data's path gives its other parameters
+    # ((parameter, path), ...): parameters taken from the replaced app function's own arguments
+    # by name (`frame.absorbance`: a field of a record it is given), find_substitutes' by-name form
+    sources: tuple = ()
 
     def describe(self):
         return (f"{self.function}() ({self.file}:{self.line}, called at {self.called_at}): converted by it, the feed "
@@ -70,6 +73,11 @@ class Step:
         if not self.arguments:
             return ""
         return f" (given {', '.join(a.describe() for a in self.arguments)}, as eval_data's path calls it)"
+
+    def taken(self):
+        """The app function's arguments the step takes in the by-name form: "frame.wavenumbers,
+        frame.absorbance"."""
+        return ", ".join(f"{path} as {name}" if path.rpartition(".")[2] != name else path for name, path in self.sources)
 
     def callable(self):
         """The step, its other parameters bound as eval_data's path gives them."""
@@ -144,26 +152,42 @@ def bind_arguments(fn, arguments, root):
     path was given (calib_prep Transform.arguments): those equal to the parameter's default are
     left out; None when one can be given from outside that call neither as a literal nor as an
     object a project module holds (the step is then not offered)."""
+    parameters = _parameters(fn)
+    bound_ = []
+    for name, value in arguments:
+        argument = _bind_one(fn, name, value, parameters, root)
+        if argument is None:
+            return None
+        if argument is not DEFAULT:
+            bound_.append(argument)
+    return tuple(bound_)
+
+
+DEFAULT = object()  # _bind_one: the value is the parameter's default, nothing to give
+
+
+def _parameters(fn):
     import inspect
 
     try:
-        parameters = inspect.signature(fn).parameters
+        return inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        parameters = {}
-    bound_ = []
-    for name, value in arguments:
-        default = getattr(parameters.get(name), "default", inspect.Parameter.empty)
-        if default is not inspect.Parameter.empty and (default is value or _same_literal(default, value)):
-            continue
-        literal = _literal(value)
-        if literal is not None and not hasattr(value, "shape"):
-            bound_.append(Argument(name, "literal", literal[0]))
-            continue
-        reference = _reference(value, root, getattr(fn, "__module__", None))
-        if reference is None:
-            return None
-        bound_.append(Argument(name, "ref", reference))
-    return tuple(bound_)
+        return {}
+
+
+def _bind_one(fn, name, value, parameters, root):
+    """An Argument giving `value` to parameter `name` of `fn` from outside eval_data's call,
+    DEFAULT when it is the parameter's default, None when it cannot be given."""
+    import inspect
+
+    default = getattr(parameters.get(name), "default", inspect.Parameter.empty)
+    if default is not inspect.Parameter.empty and (default is value or _same_literal(default, value)):
+        return DEFAULT
+    literal = _literal(value)
+    if literal is not None and not hasattr(value, "shape"):
+        return Argument(name, "literal", literal[0])
+    reference = _reference(value, root, getattr(fn, "__module__", None))
+    return None if reference is None else Argument(name, "ref", reference)
 
 
 def _same_literal(a, b):
@@ -307,16 +331,17 @@ class Substitute:
 
     def describe(self):
         s = self.step
-        return (f"{self.file}:{self.line} {self.function}() from its argument, where eval_data's path makes it with "
+        given = f"its arguments {s.taken()}" if s.sources else "its argument"
+        return (f"{self.file}:{self.line} {self.function}() from {given}, where eval_data's path makes it with "
                 f"{s.function}() ({s.file}:{s.line}, called at {s.called_at}): in its place, the feed holds eval_data's "
                 f"values ({100 * s.residual:.2f}% residual); the app's function diverged from that step: convert with "
                 f"{s.reference} instead{s.given()}")
 
 
 class CallValues(ProjectProfile):
-    """Every call of a project function whose first or second argument is an array and that
-    returns a floating-point array: {code: [(argument, result), ...]} in return order, within
-    MAX_KEPT_BYTES."""
+    """Every call of a project function that returns a floating-point array:
+    {code: [(Call, result), ...]} in return order, within MAX_KEPT_BYTES (what the arguments
+    hold counted too, one attribute deep)."""
 
     def __init__(self, root):
         super().__init__(root)
@@ -327,22 +352,57 @@ class CallValues(ProjectProfile):
     def _project_event(self, frame, event, arg):
         code = frame.f_code
         if event == "call":
-            for index in range(min(code.co_argcount, 2)):
-                value = frame.f_locals.get(code.co_varnames[index])
-                if holds_array(value):
-                    self._pending[id(frame)] = value
-                    return
+            names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+            receiver = 1 if names and names[0] in ("self", "cls") else 0
+            array = next((frame.f_locals.get(n) for n in names[receiver: receiver + 1]
+                          if holds_array(frame.f_locals.get(n))), None)
+            if array is None and receiver == 0 and len(names) > 1 and holds_array(frame.f_locals.get(names[1])):
+                array = frame.f_locals.get(names[1])  # the second of a method whose receiver has another name
+            self._pending[id(frame)] = Call(array, {n: frame.f_locals.get(n) for n in names[receiver:]})
             return
-        given = self._pending.pop(id(frame), None)
-        if given is None or not holds_array(arg) or getattr(arg.dtype, "kind", "f") not in "fc":
+        call = self._pending.pop(id(frame), None)
+        if call is None or not holds_array(arg) or getattr(arg.dtype, "kind", "f") not in "fc":
             return
         if getattr(arg, "is_floating_point", lambda: True)() is False:
             return
-        size = int(np.prod(given.shape)) * given.dtype.itemsize + int(np.prod(arg.shape)) * arg.dtype.itemsize
+        size = _nbytes(arg) + sum(_held_bytes(v) for v in call.arguments.values())
         if self._bytes + size > MAX_KEPT_BYTES:
             return
         self._bytes += size
-        self.calls.setdefault(code, []).append((given, arg))
+        self.calls.setdefault(code, []).append((call, arg))
+
+
+@dataclass(frozen=True)
+class Call:
+    """A recorded call: `array` (its first array argument, after a method's receiver, or None)
+    and `arguments` ({name: value} of its named parameters but the receiver)."""
+
+    array: object
+    arguments: dict
+
+    def value(self, name):
+        """What the call gives a parameter `name` of another function: its own argument of that
+        name, else the attribute of that name of one of its arguments (a record's field:
+        `frame.absorbance`), as (path, value); None when it has neither."""
+        if name in self.arguments:
+            return name, self.arguments[name]
+        for holder, value in self.arguments.items():
+            if not isinstance(value, (int, float, str, bytes, bool, type(None))) and not holds_array(value):
+                inner = getattr(value, name, None)
+                if inner is not None and not callable(inner):
+                    return f"{holder}.{name}", inner
+        return None
+
+
+def _nbytes(x):
+    return int(np.prod(x.shape)) * x.dtype.itemsize if holds_array(x) else 0
+
+
+def _held_bytes(value):
+    """The bytes of the arrays `value` is or holds as attributes (one level)."""
+    if holds_array(value):
+        return _nbytes(value)
+    return sum(_nbytes(v) for v in getattr(value, "__dict__", {}).values())
 
 
 def _flat(values):
@@ -375,19 +435,79 @@ def find_substitutes(project, position, app_call, reference_inputs=None, traced_
         for transform in list(reversed(transforms))[:MAX_TRIED]:
             if time.monotonic() > deadline:
                 return found
-            candidate = _candidate(transform, project.root)
-            if candidate is None:
-                continue
+            candidate = _candidate(transform, project.root) or (None, ())
             fn, arguments = candidate
-            measured = _substituted(fn, calls, app.shape, ref, dtype)
+            arrays = all(c.array is not None for c, _ in calls)
+            measured = _substituted(fn, calls, app.shape, ref, dtype) if fn is not None and arrays else None
+            sources = ()
+            if measured is None:
+                # The step's parameters from the app function's own arguments, by name.
+                by_name = _by_name(transform, calls, project.root)
+                if by_name is None:
+                    continue
+                fn, arguments, sources = by_name
+                measured = _named_substituted(fn, sources, calls, app.shape, ref, dtype)
             if measured is not None:
                 takes, each, residual = measured
                 step = Step(transform.entry, transform.function, transform.file, transform.line, transform.called_at,
-                            takes, each, dtype, residual, arguments)
+                            takes, each, dtype, residual, arguments, sources)
                 found.append(Substitute(os.path.relpath(os.path.realpath(code.co_filename), root), code.co_firstlineno,
                                         getattr(code, "co_qualname", code.co_name), step))
                 break
     return found
+
+
+def _by_name(transform, calls, root):
+    """(the step's function with the arguments eval_data's path gives it bound, those Arguments,
+    the sources) when the step's parameters — the array and those eval_data's path gives — can
+    be taken by name from the app function's arguments (calls' Call.value), the others given
+    from outside (a literal, an object a module holds) or left at their default; None when one
+    cannot, or none is taken by name."""
+    import inspect
+
+    try:
+        fn = calib_prep.resolve(transform.entry)
+    except ValueError:
+        return None
+    parameters = _parameters(fn)
+    given = dict(transform.arguments)
+    wanted = [n for n, p in parameters.items()
+              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and (p.default is inspect.Parameter.empty or n in given)]
+    first = calls[0][0]
+    sources, arguments = [], []
+    for name in wanted:
+        taken = first.value(name)
+        if taken is not None and all(c.value(name) is not None for c, _ in calls):
+            sources.append((name, taken[0]))
+            continue
+        if name not in given:
+            return None
+        argument = _bind_one(fn, name, given[name], parameters, root)
+        if argument is None:
+            return None
+        if argument is not DEFAULT:
+            arguments.append(argument)
+    if not sources:
+        return None
+    return bound(fn, tuple(arguments)), tuple(arguments), tuple(sources)
+
+
+def _named_substituted(fn, sources, calls, shape, ref, dtype):
+    """(takes, each, residual) when `fn`, given its `sources` from each call's arguments in
+    place of the app's function, makes `ref`'s values (each result the size of the one it
+    replaces); None otherwise."""
+    try:
+        made = []
+        for call, result in calls:
+            out = affine.to_numpy(fn(**{name: call.value(name)[1] for name, _ in sources}))
+            if out.size != int(np.prod(result.shape)):
+                return None
+            made.append(out.astype(dtype))
+        converted = _flat(made).reshape(shape)
+    except Exception:  # noqa: BLE001 -- the project's step: any failure means it does not take these
+        return None
+    fit, _ = affine.fit(converted, ref)
+    return ("numpy", False, fit.residual) if fit is not None and fit.identity() else None
 
 
 def _substituted(fn, calls, shape, ref, dtype):
@@ -395,8 +515,8 @@ def _substituted(fn, calls, shape, ref, dtype):
     result the size of the one it replaces)."""
     def make(takes, each):
         made = []
-        for given, result in calls:
-            out = affine.to_numpy(convert(fn, given, takes, each, dtype))
+        for call, result in calls:
+            out = affine.to_numpy(convert(fn, call.array, takes, each, dtype))
             if out.size != int(np.prod(result.shape)):
                 raise ValueError("another size")
             made.append(out)
