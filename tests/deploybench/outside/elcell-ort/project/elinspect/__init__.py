@@ -1,0 +1,1 @@
+"""elinspect: electroluminescence (EL) inspection of solar cells at the stringer."""

@@ -1,0 +1,1 @@
+"""kernelnet: single-kernel NIR classification for the optical grain sorter."""

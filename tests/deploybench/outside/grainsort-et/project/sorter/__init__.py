@@ -1,0 +1,1 @@
+"""sorter: the optical sorter's grading loop (one kernel per ejector decision)."""

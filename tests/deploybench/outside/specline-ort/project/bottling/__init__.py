@@ -1,0 +1,1 @@
+"""Bottling line: the inline probe's frames -> grade calls before filling."""

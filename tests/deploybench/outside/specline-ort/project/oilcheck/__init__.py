@@ -1,0 +1,1 @@
+"""Olive-oil authenticity from mid-IR spectra: lab pipeline (data, preprocessing, model)."""

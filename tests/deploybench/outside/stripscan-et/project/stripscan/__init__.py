@@ -1,0 +1,1 @@
+"""Strip-steel surface inspection: tile classifier behind the line-scan camera."""
