@@ -452,8 +452,8 @@ def measured_step(input_name, position, reference):
 def measured_substitute(input_name, position, file, function, reference):
     """The step of the project named `reference` when, given the arguments of the app's function
     `file` `function` in its place, it makes the app feed eval_data's values as input
-    `position` (aipc_toolbox/skipped_step.py find_substitutes); refused otherwise."""
-    from aipc_toolbox import calib_prep, skipped_step
+    `position` (aipc_toolbox/diverged_step.py find_substitutes); refused otherwise."""
+    from aipc_toolbox import calib_prep, diverged_step
     from aipc_toolbox.project import Project
 
     if not file or not function:
@@ -467,7 +467,7 @@ def measured_substitute(input_name, position, file, function, reference):
         calib_prep.resolve(reference)
     except ValueError as e:
         raise FixRefused(f"via: {e}; nothing was changed") from None
-    found = skipped_step.find_substitutes(project, position, lambda: project._call("app_eval_data"))
+    found = diverged_step.find_substitutes(project, position, lambda: project._call("app_eval_data"))
     for substitute in found:
         if (substitute.file, substitute.function, substitute.step.reference) == (file, function, reference):
             emit.note(f"measured on app_eval_data against eval_data: {reference} in place of {file} {function}() makes "
@@ -480,7 +480,7 @@ def measured_substitute(input_name, position, file, function, reference):
 
 def step_arguments(step, kind):
     """{name: value} of the step's other parameters of one kind ("literal" or "ref"), as
-    eval_data's path gives them (skipped_step.Argument)."""
+    eval_data's path gives them (step_arguments.Argument)."""
     return {x.name: x.value for x in step.arguments if x.kind == kind}
 
 

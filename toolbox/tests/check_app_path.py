@@ -260,6 +260,23 @@ def fix_input_feed(args):
     return run_script(FIX.parent, _DIR, FIX.name, args)
 
 
+def compare_with(app_text, eval_data):
+    """compare on the project with app.py `app_text` and aipc.toml eval_data `eval_data`."""
+    project()
+    (_DIR / "app.py").write_text(app_text)
+    toml = (_DIR / "aipc.toml").read_text()
+    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', f'eval_data = "{eval_data}"'))
+    return tool("compare.py", {"artifact": f"build/model.{EXT}"})
+
+
+def passes_after_the_fix():
+    """compare again: the app's path now scores as eager, with nothing left to warn about; then
+    the project as it was, for the next check."""
+    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
+    project()
+
+
 @check
 def an_affine_difference_is_measured_and_fix_input_feed_applies_it_where_the_inputs_are_built():
     regex, fixes = signature("app.affine_feed")
@@ -290,10 +307,7 @@ def an_affine_difference_is_measured_and_fix_input_feed_applies_it_where_the_inp
 @check
 def a_step_of_eval_datas_path_the_app_skips_is_measured_and_fix_input_feed_converts_with_it():
     regex, fixes = signature("app.skipped_step")
-    project(PACKED)
-    toml = (_DIR / "aipc.toml").read_text()
-    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', 'eval_data = "net:held_out_packed"'))
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    res, out = compare_with(APP.format(prepare=PACKED), "net:held_out_packed")
     assert res["app_path_ok"] == 0 and res["app_skipped_step"] == "net:unpack" and "app path affine" not in out, out
     m = regex.search(out)
     assert m, out
@@ -305,9 +319,7 @@ def a_step_of_eval_datas_path_the_app_skips_is_measured_and_fix_input_feed_conve
     res, out = fix_input_feed({"input": m["input"], "via": m["via"]})
     assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "Reader.prepare", out
     assert (_DIR / "app.py").read_text().count(PACKED) == 1, "the method's own code is left as it is"
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
-    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
-    project()
+    passes_after_the_fix()
 
 
 STALE = "\n\ndef stale_unpack(packed):\n    # the device image's copy of net.unpack, from before the reorder\n    return np.ascontiguousarray(packed / 16.0, dtype=np.float32)\n"
@@ -316,11 +328,7 @@ STALE = "\n\ndef stale_unpack(packed):\n    # the device image's copy of net.unp
 @check
 def an_app_function_that_diverged_from_a_step_of_eval_datas_path_is_named_and_the_step_takes_its_place():
     regex, fixes = signature("app.diverged_step")
-    project()
-    (_DIR / "app.py").write_text(APP.format(prepare="stale_unpack(net.pack(readings))") + STALE)
-    toml = (_DIR / "aipc.toml").read_text()
-    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', 'eval_data = "net:held_out_packed"'))
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    res, out = compare_with(APP.format(prepare="stale_unpack(net.pack(readings))") + STALE, "net:held_out_packed")
     assert res["app_path_ok"] == 0 and "app_skipped_step" not in res, out
     m = regex.search(out)
     assert m, out
@@ -333,9 +341,7 @@ def an_app_function_that_diverged_from_a_step_of_eval_datas_path_is_named_and_th
     res, out = fix_input_feed({"input": "x", "file": "app.py", "function": "stale_unpack", "via": "net:unpack",
                                "instead": True})
     assert res["ok"] and res["via"] == "net:unpack" and res["function"] == "stale_unpack", out
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
-    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
-    project()
+    passes_after_the_fix()
 
 
 APP_PACKETS = '''
@@ -370,11 +376,7 @@ def labelled(limit=None):
 @check
 def an_app_function_given_a_record_that_diverged_has_the_step_take_the_records_fields():
     regex, fixes = signature("app.diverged_step")
-    project()
-    (_DIR / "app.py").write_text(APP_PACKETS)
-    toml = (_DIR / "aipc.toml").read_text()
-    (_DIR / "aipc.toml").write_text(toml.replace('eval_data = "net:held_out"', 'eval_data = "net:held_out_offset"'))
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
+    res, out = compare_with(APP_PACKETS, "net:held_out_offset")
     assert res["app_path_ok"] == 0 and "app_skipped_step" not in res and "app_affine_input" not in res, out
     m = regex.search(out)
     assert m, out
@@ -384,9 +386,7 @@ def an_app_function_given_a_record_that_diverged_has_the_step_take_the_records_f
     res, out = fix_input_feed({"input": "x", "file": m["file"], "function": m["function"], "via": m["via"],
                                "instead": True})
     assert res["ok"] and res["function"] == "Reader.prepare", out
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
-    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
-    project()
+    passes_after_the_fix()
 
 
 STRIDED = "np.asfortranarray((readings / 16.0).astype(np.float32))"
@@ -414,9 +414,7 @@ def a_non_contiguous_feed_is_named_where_it_is_built_on_a_runtime_that_reads_mem
     assert out.count("aipc-warning: input not contiguous") == 1, "one line per input, not per tuple"
     res, out = fix_input_feed({"file": m["file"], "function": m["function"], "input": m["input"], "contiguous": True})
     assert res["ok"], out
-    res, out = tool("compare.py", {"artifact": f"build/model.{EXT}"})
-    assert res["app_path_ok"] == 1 and res["app_top1_agreement"] == 1.0 and "aipc-warning" not in out, out
-    project()
+    passes_after_the_fix()
 
 
 @check

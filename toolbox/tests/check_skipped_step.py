@@ -22,7 +22,8 @@ applying every candidate of that path to what the app feeds, in several code sha
   its last transform): the step is found by giving it that function's arguments in its place,
   and fix_input_feed `via` + `instead` writes that there; refused when it does not fit; a copy
   given a record (a dataclass of the reading's arrays) has the step take the record's fields by
-  the names of its parameters (`via_from`);
+  the names of its parameters (`via_from`), or, named otherwise, by what they hold (the same
+  sample's values eval_data's path gave the step);
 - a file decorated by an older fix_input_feed (its helper without `via`) gets the new helper.
 """
 import json
@@ -527,9 +528,9 @@ APP_DIVERGED = APP.replace("import torch\n", "import torch\n\nimport vendored\n"
 
 def substitutes(d):
     """find_substitutes in a fresh interpreter: [(file, function, step reference)]."""
-    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import skipped_step\n"
+    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import diverged_step\n"
             "p = Project()\n"
-            "found = skipped_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
+            "found = diverged_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
             "print(json.dumps([[s.file, s.function, s.step.reference] for s in found]))")
     return json.loads(_python(d, code).strip().splitlines()[-1])
 
@@ -613,8 +614,8 @@ def run_inputs():
 def a_diverged_function_given_a_record_has_the_step_take_the_records_fields_by_name():
     d = project(RECORD, app=APP_RECORD)
     assert steps(d) == [] and not matches_eval(d)
-    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import skipped_step\n"
-            "p = Project()\nfound = skipped_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
+    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import diverged_step\n"
+            "p = Project()\nfound = diverged_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
             "print(json.dumps([[s.function, s.step.reference, s.step.sources, s.describe()] for s in found]))")
     found = json.loads(_python(d, code).strip().splitlines()[-1])
     assert found and found[0][:3] == ["Feeder.frame", "front:to_features",
@@ -623,6 +624,23 @@ def a_diverged_function_given_a_record_has_the_step_take_the_records_fields_by_n
     res, out = fix(d, input="x", file="app.py", function="Feeder.frame", via="front:to_features", instead=True)
     assert res["ok"] and res["function"] == "Feeder.frame", out
     assert "via_from={'counts': 'reading.counts', 'baseline': 'reading.baseline'}" in (d / "app.py").read_text()
+    assert matches_eval(d)
+
+
+@check
+def a_records_fields_named_otherwise_are_matched_by_what_they_hold():
+    app = (APP_RECORD.replace("counts: np.ndarray\n    baseline: np.ndarray", "raw: np.ndarray\n    dark: np.ndarray")
+           .replace("reading.counts.astype", "reading.raw.astype"))
+    assert "dark: np.ndarray" in app and "reading.raw.astype" in app
+    d = project(RECORD, app=app)
+    code = ("import json\nfrom aipc_toolbox.project import Project\nfrom aipc_toolbox import diverged_step\n"
+            "p = Project()\nfound = diverged_step.find_substitutes(p, 0, lambda: p._call('app_eval_data'))\n"
+            "print(json.dumps([[s.function, s.step.sources, s.describe()] for s in found]))")
+    found = json.loads(_python(d, code).strip().splitlines()[-1])
+    assert found and found[0][:2] == ["Feeder.frame", [["counts", "reading.raw"], ["baseline", "reading.dark"]]], found
+    assert "from its arguments reading.raw as counts, reading.dark as baseline, where" in found[0][2], found
+    res, out = fix(d, input="x", file="app.py", function="Feeder.frame", via="front:to_features", instead=True)
+    assert res["ok"], out
     assert matches_eval(d)
 
 

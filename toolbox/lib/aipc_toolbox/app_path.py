@@ -34,7 +34,7 @@ fourth line names both, `aipc-warning: app path diverged step:` (fix_input_feed 
 """
 import numpy as np
 
-from . import affine, emit, feed, skipped_step
+from . import affine, diverged_step, emit, feed, skipped_step
 
 APP_SAMPLES_MAX = 100_000  # samples run through the app's path at most (bounded memory)
 
@@ -125,12 +125,12 @@ def _searched(what, search):
 
 def diverged_steps(project, count, reference_inputs):
     """For each input the app makes with its own function where eval_data's path makes it with a
-    step of the project (a stale or diverged copy, aipc_toolbox/skipped_step.py): (input name,
+    step of the project (a stale or diverged copy, aipc_toolbox/diverged_step.py): (input name,
     the innermost Substitute)."""
     names = _input_names(project, count)
     found, traced_eval = [], skipped_step.eval_path(project)
     for position in range(min(count, len(reference_inputs))):
-        substitutes = skipped_step.find_substitutes(project, position, lambda: project._call("app_eval_data"),
+        substitutes = diverged_step.find_substitutes(project, position, lambda: project._call("app_eval_data"),
                                                     reference_inputs, traced_eval)
         if substitutes:
             found.append((names[position], substitutes[0]))

@@ -38,6 +38,7 @@ class Transform:
     # The other parameters of its first call, as given: ((name, value), ...), for the steps
     # that take more than the array (aipc_toolbox/skipped_step.py binds them).
     arguments: tuple = field(default=(), compare=False, repr=False)
+    array: tuple = field(default=(), compare=False, repr=False)  # ((name, value),) of the array it was given
 
 
 class TransformTrace(ProjectProfile):
@@ -130,17 +131,18 @@ class TransformTrace(ProjectProfile):
             for index in range(min(code.co_argcount, 2)):
                 value = frame.f_locals.get(code.co_varnames[index])
                 if holds_array(value):
-                    self._pending[id(frame)] = (tuple(value.shape), other_arguments(frame, index))
+                    self._pending[id(frame)] = (tuple(value.shape), other_arguments(frame, index),
+                                                ((code.co_varnames[index], value),))
                     return
             return
-        shape, others = self._pending.pop(id(frame), (None, ()))
+        shape, others, array = self._pending.pop(id(frame), (None, (), ()))
         if shape is None or not holds_array(arg) or getattr(arg.dtype, "kind", "f") not in "fc":
             return
         if getattr(arg, "is_floating_point", lambda: True)() is False:
             return
         transform = self._module_level(frame)
         if transform and all(t.entry != transform.entry for t in self.found):
-            transform = replace(transform, keeps_shape=tuple(arg.shape) == shape, arguments=others)
+            transform = replace(transform, keeps_shape=tuple(arg.shape) == shape, arguments=others, array=array)
             self.found.append(transform)
 
 
