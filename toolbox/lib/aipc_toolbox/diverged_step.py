@@ -215,11 +215,12 @@ def _by_name(transform, calls, root):
     sources, arguments = [], []
     for name in wanted:
         taken = first.value(name)
-        path = taken[0] if taken is not None else None
-        if path is None and holds_array(given_first.get(name)):
+        paths = [taken[0]] if taken is not None else []
+        if holds_array(given_first.get(name)):
             # Another name: the argument, or record field, that holds what eval_data's path gave it.
-            path = first.holding(given_first[name])
-        if path is not None and all(c.at(path) is not None for c, _ in calls):
+            paths.append(first.holding(given_first[name]))
+        path = next((p for p in paths if p is not None and all(c.at(p) is not None for c, _ in calls)), None)
+        if path is not None:
             sources.append((name, path))
             continue
         if name not in given:
