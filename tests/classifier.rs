@@ -326,6 +326,15 @@ const CASES: &[Case] = &[
     gated(ORT, "toolbox/ort-inspect-int8-calibration-scale.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
         "quant.calibration_scale", "calibration-data",
         &[("outside", "64"), ("file", "pipeline/quant_inputs.py"), ("function", "calibration_cases")]),
+    // The same line when the calibration path reads through the wrong one of two sibling methods
+    // (aipc_toolbox/calib_sibling.py; toolbox/tests/check_calib_sibling.py's store project).
+    gated(ORT, "toolbox/ort-inspect-int8-calibration-sibling.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
+        "quant.calibration_sibling", "calibration-data",
+        &[("owner", "Store"), ("method", "words"), ("sibling", "values"), ("file", "calibstore.py"), ("line", "41"),
+          ("function", "calibration"), ("outside_before", "4"), ("outside_after", "0")]),
+    gated(ET, "toolbox/et-inspect-int8-calibration-sibling.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],
+        "quant.calibration_sibling", "calibration-data",
+        &[("method", "words"), ("sibling", "values"), ("line", "41")]),
     // The same line when the project's own function that prepares the eval inputs brings the set
     // into range (aipc_toolbox/calib_prep.py): the biopsy-resmlp project, both targets.
     gated(ORT, "toolbox/ort-inspect-int8-calibration-prep.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],

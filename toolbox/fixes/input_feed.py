@@ -88,8 +88,8 @@ def _aipc_conform_feed(position, dtype=None, layout=None, contiguous=True, scale
     the function's array argument in its place (the function's own result gives only the shape).
     The step's other parameters are given as eval_data's path gives them: `via_kwargs` (values)
     and `via_refs` (objects a project module holds, module:NAME); with `instead`, `via_from` gives
-    parameters of the step from the function's own arguments by name ({"absorbance":
-    "frame.absorbance"}: a field of a record the function is given) instead of its array.
+    parameters of the step from the function's own arguments by name ({"offset":
+    "packet.offset"}: a field of a record the function is given) instead of its array.
     Added by aipc's fix_input_feed; the function's own code is left as it is.\"\"\"
     import functools
 

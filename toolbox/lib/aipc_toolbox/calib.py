@@ -245,6 +245,14 @@ def checked_samples(project, samples, drop_outliers, quiet=False):
             skipped = loader_steps.missing(project, reference_name)
             if skipped and first.set_off:
                 suffix = loader_steps.line(skipped, reference_name)
+            elif first.set_off:
+                # Nor a loader step: the calibration path may read through the wrong one of two
+                # sibling accessors of a data class (calib_sibling.py).
+                from . import calib_sibling
+
+                siblings = calib_sibling.find(project, reference, reference_name, len(first.outside))
+                if siblings:
+                    suffix = siblings[0].describe(reference_name)
             elif skipped:
                 partial = (f"{len(first.outside)} of {len(samples)} calibration samples lie outside the "
                            f"{reference_name}' range and {source} does not prepare them the way the model is fed; "

@@ -1,5 +1,5 @@
 """The app's own copy of a preprocessing step, diverged from the step eval_data's path applies (a
-vendored front end without its last transform, a resampling that skips the sort): applied to the
+vendored front end without its last transform, an older copy of a conversion): applied to the
 app's result the project's step explains nothing, but given the arguments of the app's function
 whose results are the feed, in its place, it makes eval_data's values.
 
@@ -7,7 +7,7 @@ whose results are the feed, in its place, it makes eval_data's values.
 within MAX_KEPT_BYTES), keeps the functions whose results, in call order, are the feed element
 for element, and gives each step of eval_data's path (aipc_toolbox/skipped_step.py eval_path) in
 turn the function's array argument, or — when the function takes a record — its parameters from
-the function's arguments: by name (`frame.absorbance` for `absorbance`), else the argument or
+the function's arguments: by name (`packet.offset` for `offset`), else the argument or
 record field that holds what eval_data's path gave that parameter for the same sample. The
 measurement decides, as for a skipped step: the substituted feed must hold eval_data's values.
 fix_input_feed `via` + `instead` (`via_from` for the record form) writes the result.
@@ -91,7 +91,7 @@ class Call:
     def value(self, name):
         """What the call gives a parameter `name` of another function: its own argument of that
         name, else the attribute of that name of one of its arguments (a record's field:
-        `frame.absorbance`), as (path, value); None when it has neither."""
+        `packet.offset`), as (path, value); None when it has neither."""
         if name in self.arguments:
             return name, self.arguments[name]
         for holder, value in self.arguments.items():
@@ -102,7 +102,7 @@ class Call:
         return None
 
     def at(self, path):
-        """The value at `path` ("frame" or "frame.absorbance") of this call's arguments, or None."""
+        """The value at `path` ("packet" or "packet.offset") of this call's arguments, or None."""
         holder, _, field = path.partition(".")
         value = self.arguments.get(holder)
         return getattr(value, field, None) if field and value is not None else value

@@ -55,7 +55,7 @@ class Step:
     residual: float = 0.0
     arguments: tuple = ()  # Argument: what eval_data's path gives its other parameters
     # ((parameter, path), ...): parameters taken from the replaced app function's own arguments
-    # by name (`frame.absorbance`: a field of a record it is given), find_substitutes' by-name form
+    # by name (`packet.offset`: a field of a record it is given), find_substitutes' by-name form
     sources: tuple = ()
 
     def describe(self):
@@ -70,8 +70,8 @@ class Step:
         return f" (given {', '.join(a.describe() for a in self.arguments)}, as eval_data's path calls it)"
 
     def taken(self):
-        """The app function's arguments the step takes in the by-name form: "frame.wavenumbers,
-        frame.absorbance"."""
+        """The app function's arguments the step takes in the by-name form: "packet.sent,
+        packet.offset"."""
         return ", ".join(f"{path} as {name}" if path.rpartition(".")[2] != name else path for name, path in self.sources)
 
 
