@@ -27,7 +27,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main, write_data_project
+from checklib import EXAMPLE_AND_MLP8, ROOT, check, main, write_data_project
 
 from aipc_toolbox import calib, calib_sibling  # noqa: E402
 from aipc_toolbox.project import Project  # noqa: E402
@@ -65,14 +65,7 @@ def evaluation():
     return (unit(Store(1).values()),), None
 
 
-def example():
-    return (evaluation()[0][0][:2],)
-
-
-def build():
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).eval()
-'''
+''' + EXAMPLE_AND_MLP8
 
 IN_FUNCTION = '''
 def calibration():

@@ -19,7 +19,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-from checklib import ROOT, check, main, write_data_project
+from checklib import EXAMPLE_AND_MLP8, ROOT, check, main, write_data_project
 
 from aipc_toolbox import calib, loader_steps  # noqa: E402
 from aipc_toolbox.project import Project  # noqa: E402
@@ -66,14 +66,7 @@ def evaluation():
     return (torch.from_numpy(x),), None
 
 
-def example():
-    return (evaluation()[0][0][:2],)
-
-
-def build():
-    torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).eval()
-'''
+''' + EXAMPLE_AND_MLP8
 
 # Three shapes of the calibration path.
 AS_METHOD = '''

@@ -41,6 +41,18 @@ def write_data_project(folder, module, extra=""):
         quantize = "int8"
     ''') + extra)
 
+# The example and model of the small data-module projects (8 features, 3 classes) whose
+# `evaluation()` the calibration checks write themselves.
+EXAMPLE_AND_MLP8 = '''
+def example():
+    return (evaluation()[0][0][:2],)
+
+
+def build():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3)).eval()
+'''
+
 # The data functions of the small MLP projects the INT8 checks write into net.py, after their own
 # `build()` (16 inputs): fixed-seed rows, the example batch, a held-out set labelled by the model
 # itself, and calibration batches.
