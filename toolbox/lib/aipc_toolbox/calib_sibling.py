@@ -52,14 +52,16 @@ class Sibling:
 
 def _owner_class(name):
     """(the class, its qualified name, the method name) of a traced "module:Class.method", or None."""
+    from . import calib_prep
+
     module_name, _, qualname = name.partition(":")
     owner, _, method = qualname.rpartition(".")
-    module = sys.modules.get(module_name)
-    if not owner or "<" in owner or module is None:
+    if not owner or "<" in owner or module_name not in sys.modules:
         return None
-    cls = module
-    for part in owner.split("."):
-        cls = getattr(cls, part, None)
+    try:
+        cls = calib_prep.resolve_value(f"{module_name}:{owner}")
+    except ValueError:
+        return None
     return (cls, owner, method) if isinstance(cls, type) else None
 
 
