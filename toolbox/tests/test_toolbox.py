@@ -52,7 +52,8 @@ def manifests_load_and_name_scripts():
         assert {"fix_branch_to_where", "fix_input_feed"} <= set(fixes), names
         assert fixes["fix_input_feed"]["script"] == "../../fixes/input_feed.py"
     shared = [x["name"] for x in args.load_manifest(FIXES / "toolbox.toml")]
-    assert shared == ["fix_branch_to_where", "fix_input_feed", "replace_function", "fix_loop_bound"], shared
+    assert shared == ["fix_branch_to_where", "fix_input_feed", "replace_function", "fix_loop_bound",
+                      "fix_call_site"], shared
 
 
 @check
