@@ -42,13 +42,13 @@ if VENV == "et":
 # "ok" = exports, runs and matches. With the rewrite, "delegated" entries lower fully to XNNPACK.
 NEEDED = {
     "aten.median.dim": {"ort": "fail", "et": "fail", "delegated": True},
-    "aten.median.default": {"ort": "fail", "et": "fail"},
+    "aten.median.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.nanmedian.dim": {"ort": "fail", "et": "fail"},
     "aten.kthvalue.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.mode.default": {"ort": "fail", "et": "fail"},
-    "aten.cummax.default": {"ort": "fail", "et": "fail"},
-    "aten.cummin.default": {"ort": "fail", "et": "fail"},
-    "aten.logcumsumexp.default": {"ort": "ok", "et": "fail"},
+    "aten.cummax.default": {"ort": "fail", "et": "fail", "delegated": True},
+    "aten.cummin.default": {"ort": "fail", "et": "fail", "delegated": True},
+    "aten.logcumsumexp.default": {"ort": "ok", "et": "fail", "delegated": True},
     "aten.histc.default": {"ort": "ok", "et": "fail"},
     "aten.bucketize.Tensor": {"ort": "ok", "et": "fail"},
     "aten.searchsorted.Tensor": {"ort": "fail", "et": "fail"},

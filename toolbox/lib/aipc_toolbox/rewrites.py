@@ -61,8 +61,10 @@ own in eager; through a toolchain the runtime's kernels add theirs (erfinv: 1e-4
 XNNPACK's erf/exp). Selection ops (median, kthvalue, mode, cummax, ...) and the max-pool forms
 (amax, amin, adaptive_max_pool2d) assume no NaN in the input (nanmedian handles NaN).
 Several entries compare every pair of elements along the reduced dim (n*n memory per row):
-meant for the small windows models use these ops on. median/kthvalue on a static dim of at most
-16 use a min/max sorting network instead (fully delegated to XNNPACK). aten.mean.dim keeps the
+meant for the small windows models use these ops on. On a static dim, median/kthvalue use a
+min/max sorting network instead (odd-even transposition up to 16, bitonic up to 1024), and
+cummax/cummin values and logcumsumexp a log2(n)-step doubling scan over slices: fully delegated
+to XNNPACK (the index outputs still compare; an unused one leaves the graph). aten.mean.dim keeps the
 one form XNNPACK delegates (4-D, dims (2, 3), keepdim) and rewrites the others into it, so that
 op name stays in a rewritten graph (`keeps_op`). `find` scans the top-level graph: an op inside a
 torch.cond / map body is neither found nor rewritten.
@@ -183,6 +185,62 @@ def _network_kth(xd, k):
     return v[k].reshape(xd.shape[:-1])  # a view, not squeeze: XNNPACK delegates view_copy only
 
 
+# Largest static dim the bitonic network sorts (its graph grows with log2(n) squared; past this the
+# rank-counting form, n*n per row, is used).
+MAX_BITONIC = 1024
+
+
+def _bitonic_sorted(xd):
+    """xd sorted ascending along its last dim (static size n), by a bitonic network of
+    torch.minimum/maximum over views, narrows and cats (XNNPACK delegates all of it): the batch
+    dims flattened into one, the dim padded with +inf to a power of two P, then log2(P) merges of
+    compare-exchange stages, each stage one min and one max over two halves of every block."""
+    import torch
+
+    n = xd.shape[-1]
+    lead = tuple(xd.shape[:-1])
+    rows = 1
+    for s in lead:
+        rows *= s
+    v = xd.reshape(rows, n)
+    size = 1
+    while size < n:
+        size *= 2
+    if size > n:
+        # +inf columns: a clamp of the first size - n (< n) real columns keeps the pad inside the
+        # delegated ops
+        v = torch.cat([v, torch.clamp(v.narrow(-1, 0, size - n), min=INF, max=INF)], -1)
+    k = 2
+    while k <= size:
+        j = k // 2
+        while j >= 1:
+            v = _bitonic_stage(v, rows, size, k, j)
+            j //= 2
+        k *= 2
+    return v.narrow(-1, 0, n).reshape(lead + (n,))
+
+
+def _bitonic_stage(v, rows, size, k, j):
+    """One compare-exchange stage of the bitonic sort: element i against i + j inside each block
+    of 2j, ascending in blocks of k whose position bit k is 0, descending in the others."""
+    import torch
+
+    def exchange(part, ascending):
+        # part: (m, blocks of 2j) viewed as (m, blocks, 2, j)
+        m = part.shape[0]
+        q = part.reshape(m, -1, 2, j)
+        a, b = q.narrow(2, 0, 1), q.narrow(2, 1, 1)
+        lo, hi = torch.minimum(a, b), torch.maximum(a, b)
+        return torch.cat([lo, hi] if ascending else [hi, lo], 2).reshape(m, -1)
+
+    if k == size:
+        return exchange(v, True)
+    pairs = v.reshape(rows * size // (2 * k), 2, k)
+    up = exchange(pairs.narrow(1, 0, 1).reshape(-1, k), True)
+    down = exchange(pairs.narrow(1, 1, 1).reshape(-1, k), False)
+    return torch.cat([up.reshape(-1, 1, k), down.reshape(-1, 1, k)], 1).reshape(rows, size)
+
+
 def _rank_kth(xd, k):
     """k-th smallest (0-based; int or a tensor broadcasting against xd[..., 0]) along the last dim,
     by counting for every element how many are smaller / not larger (no sort, no data-dependent
@@ -210,6 +268,8 @@ def _kth(x, k, dim, keepdim):
     n = xd.shape[-1]
     if _static(n) and n <= 16:
         v = _network_kth(xd, k)
+    elif _static(n) and n <= MAX_BITONIC:
+        v = _bitonic_sorted(xd).narrow(-1, k, 1).reshape(xd.shape[:-1])
     else:
         v = _rank_kth(xd, k)
     i = _first_index(xd == v.unsqueeze(-1))
@@ -282,13 +342,39 @@ def _cum_extreme(x, dim, largest):
     pos = _arange_like(xd.shape[-1], xd)
     tri = pos.unsqueeze(0) <= pos.unsqueeze(1)  # [i, j]: j <= i
     row = xd.unsqueeze(-2)  # [..., 1, j]
-    if largest:
+    if _static(xd.shape[-1]):
+        v = _doubling_scan(xd, torch.maximum if largest else torch.minimum)
+    elif largest:
         v = torch.where(tri, row, -INF).amax(-1)
     else:
         v = torch.where(tri, row, INF).amin(-1)
     # torch keeps the latest position of the running extreme among ties
     i = torch.where(tri & (row == v.unsqueeze(-1)), pos, -1).amax(-1)
     return v.movedim(-1, d), i.movedim(-1, d)
+
+
+def _doubling_scan(xd, combine):
+    """Inclusive scan of an associative `combine` along the last (static) dim of xd in log2(n)
+    steps: step s combines each element with the one s places before it (the first s stay), by
+    narrows and a cat, which XNNPACK delegates with the combine's own op."""
+    import torch
+
+    n = xd.shape[-1]
+    v, s = xd, 1
+    while s < n:
+        v = torch.cat([v.narrow(-1, 0, s), combine(v.narrow(-1, s, n - s), v.narrow(-1, 0, n - s))], -1)
+        s *= 2
+    return v
+
+
+def _logaddexp(a, b):
+    """log(exp(a) + exp(b)) shifted by max(a, b), the shift clamped to finite floats so that
+    -inf and +inf inputs give -inf and +inf without a comparison (all of it delegates)."""
+    import torch
+
+    big = 3.4028234663852886e38
+    m = torch.clamp(torch.maximum(a, b), min=-big, max=big)
+    return torch.log(torch.exp(a - m) + torch.exp(b - m)) + m
 
 
 def _cummax(x, dim):
@@ -306,6 +392,8 @@ def _logcumsumexp(x, dim):
         return x.clone()
     d = _dim(dim, x.dim())
     xd = x.movedim(d, -1)
+    if _static(xd.shape[-1]):
+        return _doubling_scan(xd, _logaddexp).movedim(-1, d)
     pos = _arange_like(xd.shape[-1], xd)
     tri = pos.unsqueeze(0) <= pos.unsqueeze(1)
     masked = torch.where(tri, xd.unsqueeze(-2), -INF)  # [..., i, j]
@@ -979,11 +1067,11 @@ def _ties(g, *shape, levels=4):
 def _gen_median_dim(g):
     return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7), -1), {"keepdim": True}),
             ((_randn(g, 2, 20, 3), 1), {}), ((_ties(g, 5, 6), 0), {}), ((_ties(g, 2, 3, 11), -2), {"keepdim": True}),
-            ((_randn(g, 6), 0), {})]
+            ((_randn(g, 6), 0), {}), ((_ties(g, 3, 45), -1), {}), ((_randn(g, 64, 2), 0), {"keepdim": True})]
 
 
 def _gen_median_default(g):
-    return [((_randn(g, 3, 5),), {}), ((_ties(g, 4, 4),), {}), ((_randn(g, 2, 3, 4),), {})]
+    return [((_randn(g, 3, 5),), {}), ((_ties(g, 4, 4),), {}), ((_randn(g, 2, 3, 4),), {}), ((_randn(g, 5, 9),), {})]
 
 
 def _gen_nanmedian(g):
@@ -997,7 +1085,8 @@ def _gen_nanmedian(g):
 
 def _gen_kthvalue(g):
     return [((_randn(g, 4, 9), 3, 1), {}), ((_randn(g, 3, 5, 7), 1), {"dim": -1, "keepdim": True}),
-            ((_randn(g, 2, 19), 19, -1), {}), ((_ties(g, 6, 5), 2, 0), {})]
+            ((_randn(g, 2, 19), 19, -1), {}), ((_ties(g, 6, 5), 2, 0), {}), ((_randn(g, 3, 33), 1, 1), {}),
+            ((_ties(g, 2, 128), 100, -1), {})]
 
 
 def _gen_mode(g):
@@ -1007,7 +1096,7 @@ def _gen_mode(g):
 
 def _gen_cum(g):
     return [((_randn(g, 4, 9), 1), {}), ((_ties(g, 3, 5, 7), -1), {}), ((_randn(g, 6, 3), 0), {}),
-            ((_ties(g, 2, 11, 3), -2), {})]
+            ((_ties(g, 2, 11, 3), -2), {}), ((_randn(g, 2, 40), 1), {})]
 
 
 def _gen_cumsum(g):
@@ -1022,7 +1111,12 @@ def _gen_cumprod(g):
 
 
 def _gen_logcumsumexp(g):
-    return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7) * 30, -1), {}), ((_randn(g, 6, 3), 0), {})]
+    a = _randn(g, 3, 12)
+    a[0, :4] = -INF  # masked log-probabilities: a leading run of -inf stays -inf
+    a[1, 5] = -INF
+    a[2, 7] = INF
+    return [((_randn(g, 4, 9), 1), {}), ((_randn(g, 3, 5, 7) * 30, -1), {}), ((_randn(g, 6, 3), 0), {}), ((a, 1), {}),
+            ((_randn(g, 2, 37) * 5, -1), {})]
 
 
 def _gen_histc(g):
@@ -1186,25 +1280,25 @@ def _gen_mean(g):
             ((_randn(g, 2, 3, 5, 7), [1, 3]), {"keepdim": True})]
 
 
-_add("aten.median.dim", _median_dim, "lower median along a dim: min/max sorting network (static dim <= 16) or rank counting",
+_add("aten.median.dim", _median_dim, "lower median along a dim: min/max sorting network (static dim <= 1024) or rank counting",
      _gen_median_dim, outputs=(0,))
 _add("aten.median.default", _median_default, "lower median of all elements: min/max sorting network or rank counting",
      _gen_median_default)
 _add("aten.nanmedian.dim", _nanmedian_dim, "lower median ignoring NaN, by rank counting with NaN moved past +inf",
      _gen_nanmedian, outputs=(0,))
-_add("aten.kthvalue.default", _kthvalue, "k-th smallest along a dim: min/max sorting network (static dim <= 16) or rank counting",
+_add("aten.kthvalue.default", _kthvalue, "k-th smallest along a dim: min/max sorting network (static dim <= 1024) or rank counting",
      _gen_kthvalue, outputs=(0,))
 _add("aten.mode.default", _mode, "most frequent value (smallest among ties) and its last position, by pairwise equality counts",
      _gen_mode)
-_add("aten.cummax.default", _cummax, "running maximum and its latest position, by a lower-triangular masked amax",
+_add("aten.cummax.default", _cummax, "running maximum (a doubling scan of maximum over slices; static dim) and its latest position (a lower-triangular mask)",
      _gen_cum)
-_add("aten.cummin.default", _cummin, "running minimum and its latest position, by a lower-triangular masked amin",
+_add("aten.cummin.default", _cummin, "running minimum (a doubling scan of minimum over slices; static dim) and its latest position (a lower-triangular mask)",
      _gen_cum)
 _add("aten.cumsum.default", _cumsum, "running sum as one bmm with a constant upper-triangular matrix of ones (static dim <= 512)",
      _gen_cumsum, rtol=1e-5, atol=1e-5)
 _add("aten.cumprod.default", _cumprod, "running product as slices multiplied in turn and concatenated (static dim <= 64)",
      _gen_cumprod, rtol=1e-5, atol=1e-6, spelled=("prims.prod.default",))
-_add("aten.logcumsumexp.default", _logcumsumexp, "running log-sum-exp, by a lower-triangular masked, max-shifted sum",
+_add("aten.logcumsumexp.default", _logcumsumexp, "running log-sum-exp: a doubling scan of max-shifted logaddexp (static dim) or a lower-triangular masked sum",
      _gen_logcumsumexp, rtol=1e-5, atol=1e-6)
 _add("aten.histc.default", _histc, "histogram with equal bins, by comparing each element's bin with every bin",
      _gen_histc)
