@@ -333,6 +333,9 @@ def _mode(x, dim=-1, keepdim=False):
 
 
 def _cum_extreme(x, dim, largest):
+    """(values, indices) of the running maximum (largest) or minimum along dim: the values by a
+    doubling scan on a static dim (delegated), else by a lower-triangular mask; the indices always
+    by the mask (compares: an unused index output leaves the graph before lowering)."""
     import torch
 
     if x.dim() == 0:
