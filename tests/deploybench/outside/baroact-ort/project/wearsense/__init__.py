@@ -1,0 +1,1 @@
+"""Wrist-worn activity tracker: IMU + barometer windows -> activity class."""

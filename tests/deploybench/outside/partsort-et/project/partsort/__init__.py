@@ -1,0 +1,1 @@
+"""Conveyor part sorter: grayscale patch -> part type, by cosine similarity to enrolled prototypes."""

@@ -1,0 +1,1 @@
+"""Wrist IMU activity/fall classifier: captures, units, windows, network."""

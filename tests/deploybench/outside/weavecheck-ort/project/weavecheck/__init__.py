@@ -1,0 +1,1 @@
+"""Loom-side fabric defect inspection: a small ResNet trunk (timm) and a prototype metric head."""
