@@ -464,6 +464,10 @@ const CASES: &[Case] = &[
         "unsupported-operator", &[("ops", "aten.expand.default, aten.mm.default, aten.pow.Tensor_Scalar, aten.sum.dim_IntList")]),
     case(ET, "probes/et_rw--partial-delegation-cumsum.txt", "export.rewritable_op",
         "unsupported-operator", &[("ops", "aten.cumsum.default")]),
+    // A 1-D CNN's pools: torch's lowering of max_pool1d/adaptive_avg_pool1d leaves its
+    // unsqueeze/squeeze copies (and the pool between them) undelegated; the line names the 1-D ops.
+    case(ET, "probes/et_rw--partial-delegation-pool1d.txt", "export.rewritable_op",
+        "unsupported-operator", &[("ops", "aten.max_pool1d.default, aten.adaptive_avg_pool1d.default")]),
     // Without the toolbox's line (the toolchain alone), the generic operator signatures.
     case(ORT, "probes/onnx_rw--no-onnx-function-median-dim.txt", "onnx.no_function",
         "unsupported-operator", &[("op", "aten.median"), ("overload", "dim")]),

@@ -75,6 +75,10 @@ NEEDED = {
     "aten.cumsum.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.cumprod.default": {"ort": "fail", "et": "fail", "delegated": True},
     "aten.pad.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.max_pool1d.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.avg_pool1d.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.adaptive_avg_pool1d.default": {"ort": "ok", "et": "undelegated", "delegated": True},
+    "aten.adaptive_max_pool1d.default": {"ort": "ok", "et": "fail", "delegated": True},
 }
 
 
@@ -254,11 +258,21 @@ MODULES = {
     # A survival curve: the running product of per-step survival probabilities.
     "aten.cumprod.default": lambda: (Fn(lambda s, x: torch.cumprod(1.0 - torch.sigmoid(x), dim=1) * 2.0), _x(4, 6)),
     "aten.pad.default": lambda: (RingPad(), _x(2, 3, 16)),
+    # A 1-D CNN's pools over time: between convolutions (padded, strided), and at the head.
+    "aten.max_pool1d.default": lambda: (nn.Sequential(nn.Conv1d(3, 4, 3), nn.MaxPool1d(2), nn.ReLU(), nn.MaxPool1d(3, 2, 1)),
+                                        _x(2, 3, 20)),
+    "aten.avg_pool1d.default": lambda: (nn.Sequential(nn.Conv1d(3, 4, 3), nn.AvgPool1d(2), nn.AvgPool1d(3, 2, 1, ceil_mode=True)),
+                                        _x(2, 3, 21)),
+    "aten.adaptive_avg_pool1d.default": lambda: (nn.Sequential(nn.Conv1d(3, 4, 3), nn.AdaptiveAvgPool1d(1), nn.Flatten()),
+                                                 _x(2, 3, 18)),
+    "aten.adaptive_max_pool1d.default": lambda: (nn.Sequential(nn.Conv1d(3, 4, 3), nn.AdaptiveMaxPool1d(4), nn.Flatten()),
+                                                 _x(2, 3, 18)),
 }
 TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
        "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5,
        "aten.native_layer_norm.default": 1e-5, "aten.native_group_norm.default": 1e-5,
-       "aten.scaled_dot_product_attention.default": 1e-5, "aten.sum.dim_IntList": 1e-5, "aten.mm.default": 1e-5, "aten.cumsum.default": 1e-5, "aten.cumprod.default": 1e-5}
+       "aten.scaled_dot_product_attention.default": 1e-5, "aten.sum.dim_IntList": 1e-5, "aten.mm.default": 1e-5, "aten.cumsum.default": 1e-5, "aten.cumprod.default": 1e-5,
+       "aten.avg_pool1d.default": 1e-5, "aten.adaptive_avg_pool1d.default": 1e-5}
 
 
 def _tie_free(args):

@@ -45,6 +45,8 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.unbind.int, aten.select.int | exports and runs | select_copy left on portable kernels | exact          |
 | aten.expand.default (+ expand_as; no copy, or one size-1 dim) | exports and runs | expand_copy left on portable kernels | exact |
 | aten.pad.default (circular, reflect, replicate) | exports and runs                 | slice_scatter/copy/empty left on portable kernels | exact                 |
+| aten.max_pool1d.default, aten.adaptive_max_pool1d.default (L divisible) | exports and runs | max_pool1d: unsqueeze/squeeze copies and the pool left on portable kernels; adaptive: not in Core ATen opset | values exact |
+| aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default (L divisible) | exports and runs | unsqueeze/squeeze copies left on portable kernels | rtol 1e-5 |
 | aten.amax.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.amin.default            | exports and runs                                | left on portable kernels (not delegated)  | exact                         |
 | aten.var.correction (+ var.dim, std.dim, std.correction) | exports and runs | left on portable kernels (not delegated) | rtol 1e-5           |
@@ -922,6 +924,82 @@ def _adaptive_max_pool2d(x, output_size):
     return torch.cat(rows_v, -2), torch.cat(rows_i, -2)
 
 
+def _as_2d_pool(x):
+    """(x viewed as (N, C, 1, L) for a 2-D pool, the leading shape to view the result back to): a
+    1-D pool's input (N, C, L) or (C, L) as the 4-D form XNNPACK pools, by reshape (view_copy,
+    which it delegates) where torch's own lowering inserts unsqueeze/squeeze copies it does not."""
+    lead = tuple(x.shape[:-1])
+    four = lead + (1, x.shape[-1]) if x.dim() == 3 else (1,) + lead + (1, x.shape[-1])
+    return x.reshape(four), lead
+
+
+def _one(v):
+    return list(v)[0] if isinstance(v, (list, tuple)) else v
+
+
+def _max_pool1d(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """max_pool1d as max_pool2d over a (N, C, 1, L) view: the same windows, -inf padding and
+    ceil_mode rule on the last dim."""
+    import torch
+
+    if x.dim() not in (2, 3) or not x.is_floating_point():
+        return NotImplemented
+    k = _one(kernel_size)
+    s = _one(stride) if (list(stride) if isinstance(stride, (list, tuple)) else [stride]) else k
+    x4, lead = _as_2d_pool(x)
+    # F.max_pool2d, not the with-indices overload called directly: XNNPACK takes only the former
+    out = torch.nn.functional.max_pool2d(x4, [1, k], [1, s], [0, _one(padding)], [1, _one(dilation)], ceil_mode)
+    return out.reshape(lead + (out.shape[-1],))
+
+
+def _avg_pool1d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    """avg_pool1d as avg_pool2d over a (N, C, 1, L) view (through the avg_pool2d entry when its
+    ceil_mode or counted padding needs the divisor rescale)."""
+    import torch
+
+    if x.dim() not in (2, 3) or not x.is_floating_point():
+        return NotImplemented
+    k = _one(kernel_size)
+    s = _one(stride) if (list(stride) if isinstance(stride, (list, tuple)) else [stride]) else k
+    p = _one(padding)
+    x4, lead = _as_2d_pool(x)
+    args = ([1, k], [1, s], [0, p], ceil_mode, count_include_pad)
+    out = _avg_pool2d(x4, *args)
+    if out is NotImplemented:
+        out = torch.ops.aten.avg_pool2d.default(x4, *args)
+    return out.reshape(lead + (out.shape[-1],))
+
+
+def _adaptive_avg_pool1d(x, output_size):
+    """adaptive_avg_pool1d as avg_pool2d over a (N, C, 1, L) view with kernel = stride = L / out,
+    when the length divides (static L)."""
+    import torch
+
+    n, out = x.shape[-1], _one(output_size)
+    if x.dim() not in (2, 3) or not x.is_floating_point() or not _static(n) or n % out:
+        return NotImplemented
+    x4, lead = _as_2d_pool(x)
+    k = n // out
+    y = torch.ops.aten.avg_pool2d.default(x4, [1, k], [1, k], [0, 0], False, True)
+    return y.reshape(lead + (out,))
+
+
+def _adaptive_max_pool1d(x, output_size):
+    """adaptive_max_pool1d as max_pool2d_with_indices over a (N, C, 1, L) view with kernel =
+    stride = L / out, when the length divides (static L); the index is the position along L (the
+    view's row has one cell)."""
+    import torch
+
+    n, out = x.shape[-1], _one(output_size)
+    if x.dim() not in (2, 3) or not x.is_floating_point() or not _static(n) or n % out:
+        return NotImplemented
+    x4, lead = _as_2d_pool(x)
+    k = n // out
+    v = torch.nn.functional.max_pool2d(x4, [1, k], [1, k])  # values: the form XNNPACK takes
+    i = torch.ops.aten.max_pool2d_with_indices.default(x4, [1, k], [1, k])[1]  # unused, it leaves the graph
+    return v.reshape(lead + (out,)), i.reshape(lead + (out,))
+
+
 def _sum4(x, dims, keepdim):
     """sum over `dims` as the 4-D keepdim mean XNNPACK delegates, times the reduced count."""
     n = 1
@@ -1198,6 +1276,22 @@ def _gen_avg_pool(g):
             ((y, [2, 2], [1, 1], [0, 0], False, True, 3), {})]   # divisor override
 
 
+def _gen_pool1d(g):
+    x, y = _randn(g, 2, 3, 17), _randn(g, 4, 12)
+    return [((x, [2]), {}), ((x, [3], [2], [1]), {}), ((x, [3], [2], [1], [2], True), {}), ((y, [4], [3]), {}),
+            ((_ties(g, 2, 5, 16), [2]), {})]
+
+
+def _gen_avg_pool1d(g):
+    x, y = _randn(g, 2, 3, 17), _randn(g, 4, 12)
+    return [((x, [2]), {}), ((x, [3], [2], [1]), {}), ((x, [3], [2], [1], True, False), {}),
+            ((x, [3], [2], [1], True, True), {}), ((y, [4], [3]), {})]
+
+
+def _gen_adaptive1d(g):
+    return [((_randn(g, 2, 3, 16), [1]), {}), ((_randn(g, 2, 3, 18), [6]), {}), ((_randn(g, 5, 12), [4]), {})]
+
+
 def _gen_layer_norm(g):
     x, w, b = _randn(g, 2, 5, 16) * 3.0 + 1.0, _randn(g, 16), _randn(g, 16)
     y = _randn(g, 2, 4, 6, 7)
@@ -1323,6 +1417,18 @@ _add("aten.avg_pool2d.default", _avg_pool2d,
 _add("aten.adaptive_max_pool2d.default", _adaptive_max_pool2d,
      "adaptive max pooling: one max_pool2d when sizes divide, else one pool per output cell (static H, W)",
      _gen_adaptive_max, outputs=(0,))
+_add("aten.max_pool1d.default", _max_pool1d,
+     "1-D max pooling as max_pool2d over a (N, C, 1, L) view (torch's lowering leaves its unsqueeze/squeeze copies undelegated)",
+     _gen_pool1d)
+_add("aten.avg_pool1d.default", _avg_pool1d,
+     "1-D average pooling as avg_pool2d over a (N, C, 1, L) view (ceil_mode and counted padding through the avg_pool2d entry)",
+     _gen_avg_pool1d, rtol=1e-5, atol=1e-6)
+_add("aten.adaptive_avg_pool1d.default", _adaptive_avg_pool1d,
+     "1-D adaptive average pooling as avg_pool2d over a (N, C, 1, L) view, kernel L / out (static L that divides)",
+     _gen_adaptive1d, rtol=1e-5, atol=1e-6)
+_add("aten.adaptive_max_pool1d.default", _adaptive_max_pool1d,
+     "1-D adaptive max pooling as max_pool2d over a (N, C, 1, L) view, kernel L / out (static L that divides)",
+     _gen_adaptive1d, outputs=(0,))
 _add("aten.native_layer_norm.default", _native_layer_norm,
      "layer norm (no XNNPACK kernel) as two 4-D keepdim means over the normalised dims, rsqrt and the affine",
      _gen_layer_norm, rtol=1e-5, atol=1e-5, aliases={"aten.layer_norm.default": _layer_norm})
