@@ -102,11 +102,13 @@ def node_scores(pre, qdq, feeds, workdir):
     float_acts = dbg.collect_activations(float_aug, feeds_reader(feeds))
     qdq_acts = dbg.collect_activations(qdq_aug, feeds_reader(feeds))
     # The augmented models keep the intermediate tensors only: add the graph outputs (the last
-    # node's loss is often the one that matters).
+    # node's loss is often the one that matters). Without graph optimizations, as the augmented
+    # models run: on some QDQ transformer graphs onnxruntime's constant folding fails to
+    # initialise ("Attempt to replace the existing tensor").
     for model, acts in ((pre, float_acts), (qdq, qdq_acts)):
         from ortcommon import session
 
-        sess = session(model)
+        sess = session(model, optimized=False)
         names = [o.name for o in sess.get_outputs()]
         for feed in feeds:
             for name, value in zip(names, sess.run(names, feed)):
@@ -310,7 +312,7 @@ def alone_runner(pre, qdq, feeds, workdir):
     def alone(point):
         path = os.path.join(workdir, "alone.onnx")
         onnx.save(base if point is None else with_point(point), path)
-        sess = session(path)
+        sess = session(path, optimized=False)  # as node_scores: each node as written
         name = sess.get_outputs()[0].name
         return np.concatenate([np.asarray(sess.run([name], feed)[0], dtype=np.float32) for feed in feeds])
 

@@ -173,12 +173,14 @@ def run_many(sess, feeds):
     return [sess.run(None, f) for f in feeds]
 
 
-def session(path, threads=None):
+def session(path, threads=None, optimized=True):
     """An onnxruntime session on the CPU execution provider: in-process, or a DeviceSession when
-    the session runs on a device (aipc.toml [device])."""
+    the session runs on a device (aipc.toml [device]). `optimized=False` (in-process only): no
+    graph optimizations, each node run as written (the analysis of a model's intermediate tensors,
+    which onnxruntime's fusions would otherwise rename or fold)."""
     from aipc_toolbox import device
 
-    if device.remote():
+    if device.remote() and optimized:
         return DeviceSession(path, threads)
     import onnxruntime as ort
 
@@ -187,6 +189,8 @@ def session(path, threads=None):
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    if not optimized:
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     return ort.InferenceSession(path, sess_options=opts, providers=PROVIDERS)
 
 
