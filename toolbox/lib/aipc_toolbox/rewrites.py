@@ -934,7 +934,15 @@ def _as_2d_pool(x):
 
 
 def _one(v):
+    """The single value of a 1-D pool's int[1] argument (given as a list or a number)."""
     return list(v)[0] if isinstance(v, (list, tuple)) else v
+
+
+def _window1(kernel_size, stride):
+    """(kernel, stride) of a 1-D pool: an empty stride ([], torch's default) is the kernel."""
+    k = _one(kernel_size)
+    empty = isinstance(stride, (list, tuple)) and not stride
+    return k, (k if empty or stride is None else _one(stride))
 
 
 def _max_pool1d(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -944,8 +952,7 @@ def _max_pool1d(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=Fals
 
     if x.dim() not in (2, 3) or not x.is_floating_point():
         return NotImplemented
-    k = _one(kernel_size)
-    s = _one(stride) if (list(stride) if isinstance(stride, (list, tuple)) else [stride]) else k
+    k, s = _window1(kernel_size, stride)
     x4, lead = _as_2d_pool(x)
     # F.max_pool2d, not the with-indices overload called directly: XNNPACK takes only the former
     out = torch.nn.functional.max_pool2d(x4, [1, k], [1, s], [0, _one(padding)], [1, _one(dilation)], ceil_mode)
@@ -959,8 +966,7 @@ def _avg_pool1d(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_inc
 
     if x.dim() not in (2, 3) or not x.is_floating_point():
         return NotImplemented
-    k = _one(kernel_size)
-    s = _one(stride) if (list(stride) if isinstance(stride, (list, tuple)) else [stride]) else k
+    k, s = _window1(kernel_size, stride)
     p = _one(padding)
     x4, lead = _as_2d_pool(x)
     args = ([1, k], [1, s], [0, p], ceil_mode, count_include_pad)
