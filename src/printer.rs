@@ -159,6 +159,10 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             None => format!("  check {name}"),
         },
         Event::CheckResult {
+            skipped: Some(reason),
+            ..
+        } => format!("    skipped: {reason}"),
+        Event::CheckResult {
             passed,
             detail,
             gates,
@@ -236,7 +240,10 @@ pub fn describe(event: &Event, verbose: bool) -> Option<String> {
             *duration_ms as f64 / 1000.0
         ),
         Event::StageFailed { stage, reason, .. } => format!("  ✘ {stage} failed: {reason}"),
-        Event::StageSkipped { stage, by } => format!("  {stage} skipped by {by}"),
+        Event::StageSkipped { stage, by, reason } if reason.is_empty() => {
+            format!("  {stage} skipped by {by}")
+        }
+        Event::StageSkipped { stage, reason, .. } => format!("  {stage} skipped: {reason}"),
         Event::BudgetExhausted { budget, detail, .. } => {
             format!("  budget exhausted ({budget:?}): {detail}")
         }

@@ -61,7 +61,8 @@ pub enum Policy {
 pub enum Decider {
     /// The engineer, in the TUI or the line console.
     Human,
-    /// The contract's policy for the tool in this stage (`allow` runs, `deny` rejects).
+    /// The contract's policy for the tool in this stage (`allow` runs, `deny` rejects), or
+    /// its checks' `when` (a stage none of whose checks applies is skipped).
     Policy,
     /// Zero-human mode: an `ask` call (or a step-mode call) runs without a human.
     Batch,
@@ -447,6 +448,11 @@ pub enum Event {
         metrics: BTreeMap<String, f64>,
         gates: Vec<GateResult>,
         duration_ms: u64,
+        /// Set when the check did not run because it does not apply to the project as it is
+        /// (its contract `when`): why, e.g. `quantize = "none" in aipc.toml (applies when
+        /// quantize != "none")`. Such a check counts as passed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        skipped: Option<String>,
     },
     EvidenceCollected {
         stage: String,
@@ -490,6 +496,10 @@ pub enum Event {
     StageSkipped {
         stage: String,
         by: Decider,
+        /// Why, when the contract skipped it (`by` = policy: no check of the stage applies to
+        /// the project); empty when the engineer did.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        reason: String,
     },
     BudgetExhausted {
         stage: Option<String>,

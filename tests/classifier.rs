@@ -321,6 +321,12 @@ const CASES: &[Case] = &[
         "latency-over-budget", &[("artifact", "build/model.onnx"), ("threshold", "0.4"), ("int8_artifact", "build/model_int8.onnx")]),
     gated(ET, "toolbox/et-profile-fp32-over-budget.txt", "latency", &["within_budget == 1=0.0000"], "perf.fp32_over_budget",
         "latency-over-budget", &[("artifact", "build/model.pte"), ("threshold", "0.4"), ("int8_artifact", "build/model_int8.pte")]),
+    // A project that ships FP32 builds no INT8 artifact (the contract's INT8 checks have a
+    // `when`), so profile has nothing to compare with and names int8_formats.
+    gated(ORT, "toolbox/ort-profile-fp32-over-budget-no-int8.txt", "latency", &["within_budget == 1=0.0000"],
+        "perf.fp32_over_budget_no_int8", "latency-over-budget", &[("artifact", "build/model.onnx"), ("threshold", "0.18")]),
+    gated(ET, "toolbox/et-profile-fp32-over-budget-no-int8.txt", "latency", &["within_budget == 1=0.0000"],
+        "perf.fp32_over_budget_no_int8", "latency-over-budget", &[("artifact", "build/model.pte"), ("threshold", "0.5")]),
     gated(ET, "toolbox/et-run-input-not-contiguous.txt", "fp32 runs", &["inputs_contiguous == 1=0.0000"], "run.input_not_contiguous",
         "input-preprocessing", &[("file", "app/camera.py"), ("function", "Camera.frame"), ("input", "image")]),
     gated(ORT, "toolbox/ort-inspect-int8-calibration-scale.txt", "int8 artifact", &["calibration_ok == 1=0.0000"],

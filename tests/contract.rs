@@ -336,6 +336,45 @@ fn bad_gate_operator_reads_like_the_spec() {
 }
 
 #[test]
+fn a_check_when_is_parsed_and_a_bad_one_is_located() {
+    let c = with_project(
+        "[[stage]]\nname = \"bench\"\n[[stage.check]]\nname = \"int8 latency\"\ncommand = \"b\"\nwhen = 'quantize != \"none\"'\n",
+    )
+    .unwrap();
+    let check = &c.stage("bench").unwrap().checks[1];
+    let when = check.when.as_ref().unwrap();
+    assert_eq!(
+        (when.key.as_str(), when.source.as_str()),
+        ("quantize", "quantize != \"none\"")
+    );
+    let fp32: toml::Table = "quantize = \"none\"".parse().unwrap();
+    assert_eq!(
+        check.skip_reason(Some(&fp32)).as_deref(),
+        Some("quantize = \"none\" in aipc.toml (applies when quantize != \"none\")")
+    );
+    assert_eq!(check.skip_reason(None), None);
+    // The stage keeps a check that always applies, so it is never skipped as a whole.
+    assert_eq!(c.stage("bench").unwrap().skip_reason(Some(&fp32)), None);
+
+    let e = project_err(
+        "[[stage]]\nname = \"bench\"\n[[stage.check]]\nname = \"latency\"\ncommand = \"b\"\nwhen = \"quantize = none\"\n",
+    );
+    assert_located(
+        &e,
+        "aipc.toml",
+        Some(6),
+        Some("stage \"bench\" check \"latency\""),
+        Some("when"),
+    );
+    assert!(
+        e.message().contains(
+            "bad condition \"quantize = none\": expected `==` or `!=` after \"quantize\""
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn bad_gate_number_on_its_own_line() {
     let e = project_err(
         "[[stage]]\nname = \"bench\"\n[[stage.check]]\nname = \"latency\"\ncommand = \"b\"\ngates = [\n  \"a >= 1\",\n  \"cosine >= high\",\n]\n",

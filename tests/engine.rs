@@ -899,3 +899,112 @@ async fn a_git_alias_made_by_a_command_is_left_out_of_the_commits() {
     assert!(tip.get_name(".GIT").is_none());
     assert!(tip.get_name("export.py").is_some());
 }
+
+/// A check's `when` reads the project's `[project]` table each time the check is about to run:
+/// a stage none of whose checks applies is skipped before any model turn (with the reason), a
+/// check that does not apply is recorded as skipped, and one that a change to `aipc.toml` made
+/// applicable since the session started runs.
+#[tokio::test]
+async fn checks_whose_when_does_not_hold_are_skipped_and_the_project_is_read_when_they_run() {
+    let project = git_project();
+    std::fs::write(
+        project.path().join("aipc.toml"),
+        r#"target = "python-reference"
+
+[project]
+ships = "fp32"
+
+[[stage]]
+name = "export"
+[[stage.check]]
+name = "export runs"
+command = "python3 export.py"
+files = ["build/model.json"]
+# The project changes while the session runs (here by a check, as set_project_option would).
+[[stage.check]]
+name = "switch to int8"
+command = "sed -i 's/ships = \"fp32\"/ships = \"int8\"/' aipc.toml"
+
+[[stage]]
+name = "int8-build"
+after = "export"
+goal = "Build the INT8 artifact."
+[[stage.check]]
+name = "int8 built"
+when = 'ships == "none-of-these"'
+command = "false"
+
+[[stage]]
+name = "validate"
+[[stage.check]]
+name = "fp32-only check"
+when = 'ships == "fp32"'
+command = "false"
+[[stage.check]]
+name = "int8 check"
+when = 'ships == "int8"'
+command = "echo '{\"int8_ok\": 1}'"
+gates = ["int8_ok == 1"]
+"#,
+    )
+    .unwrap();
+    let (outcome, events) = run(engine(project.path(), &demo_script(), batch())).await;
+    assert_eq!(outcome.outcome, Outcome::Deployed, "{:?}", kinds(&events));
+
+    let skipped_stage = find(&events, |e| matches!(e, Event::StageSkipped { .. }));
+    assert_eq!(skipped_stage.len(), 1);
+    let Event::StageSkipped { stage, by, reason } = skipped_stage[0] else {
+        unreachable!()
+    };
+    assert_eq!(stage, "int8-build");
+    assert_eq!(*by, Decider::Policy);
+    assert_eq!(
+        reason,
+        "no check applies: ships = \"int8\" in aipc.toml (applies when ships == \"none-of-these\")"
+    );
+    // No attempt of the skipped stage, so no model turn in it.
+    assert!(find(&events, |e| matches!(
+        e,
+        Event::AttemptStarted { stage, .. } if stage == "int8-build"
+    ))
+    .is_empty());
+
+    // In validate, every attempt skips the FP32 check (the project says int8 by then) and runs
+    // the INT8 one.
+    let results: Vec<(String, Option<String>, bool)> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::CheckResult {
+                check_id,
+                skipped,
+                passed,
+                ..
+            } if check_id.starts_with("validate.") => {
+                Some((check_id.clone(), skipped.clone(), *passed))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(!results.is_empty());
+    for (id, skipped, passed) in &results {
+        if id.ends_with(".c2") {
+            assert_eq!(
+                skipped.as_deref(),
+                Some("ships = \"int8\" in aipc.toml (applies when ships == \"fp32\")"),
+                "{id}"
+            );
+            assert!(passed, "{id}");
+        }
+        if id.ends_with(".c3") {
+            assert_eq!(skipped, &None, "{id}");
+        }
+    }
+    let report = report_json(&outcome);
+    let statuses: Vec<&str> = report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["passed", "passed", "skipped", "passed"]);
+}

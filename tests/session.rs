@@ -116,6 +116,22 @@ fn many_events() -> Vec<Event> {
                 passed: false,
             }],
             duration_ms: 1500,
+            skipped: None,
+        },
+        Event::CheckResult {
+            check_id: "k2".into(),
+            passed: true,
+            exit_code: None,
+            detail: String::new(),
+            metrics: BTreeMap::new(),
+            gates: Vec::new(),
+            duration_ms: 0,
+            skipped: Some("quantize = \"none\" in aipc.toml (applies when quantize != \"none\")".into()),
+        },
+        Event::StageSkipped {
+            stage: "build".into(),
+            by: Decider::Policy,
+            reason: "no check applies: quantize = \"none\" in aipc.toml (applies when quantize != \"none\")".into(),
         },
         Event::EvidenceCollected {
             stage: "export".into(),

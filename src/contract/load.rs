@@ -6,6 +6,7 @@
 //! enclosing `[[stage]]` / `[[stage.check]]` (and its `name`) is found by scanning the table
 //! headers above that line, so even a typo reads `aipc.toml:9: stage "export": key "atempts"`.
 
+use super::condition::Condition;
 use super::error::{check_ctx, stage_ctx, ContractError};
 use super::gate::Gate;
 use super::SandboxSettings;
@@ -93,6 +94,7 @@ struct RawCheck {
     files: Option<Vec<Spanned<String>>>,
     gates: Option<Vec<Spanned<String>>>,
     timeout_s: Option<Spanned<u64>>,
+    when: Option<Spanned<String>>,
 }
 
 /// A value with the 1-based line it was written on.
@@ -148,6 +150,7 @@ pub(crate) struct LayerCheck {
     pub gates: Vec<Gate>,
     /// `None`: the stage's `run_timeout_s`.
     pub timeout_s: Option<u64>,
+    pub when: Option<Condition>,
 }
 
 const FORMAT_HINT: &str = "see docs/contract.md for the contract format";
@@ -399,7 +402,20 @@ fn validate_check(src: &Src<'_>, stage: &str, raw: RawCheck) -> Result<LayerChec
         )
         .with_key("gates"));
     }
+    let when = match &raw.when {
+        Some(w) => Some(Condition::parse(w.get_ref()).map_err(|e| {
+            src.err(
+                w,
+                format!("bad condition \"{}\": {}", w.get_ref(), e.message),
+            )
+            .with_context(ctx.clone())
+            .with_key("when")
+            .with_hint(e.hint)
+        })?),
+        None => None,
+    };
     Ok(LayerCheck {
+        when,
         timeout_s: nonzero(src, raw.timeout_s, Some(&ctx), "timeout_s")?,
         name,
         command: raw.command,

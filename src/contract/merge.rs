@@ -280,5 +280,6 @@ fn resolve_check(c: LayerCheck, run_timeout_s: u64) -> CheckSpec {
         files: c.files,
         gates: c.gates,
         timeout_s: c.timeout_s.unwrap_or(run_timeout_s),
+        when: c.when,
     }
 }

@@ -42,6 +42,7 @@
 //! files = ["model.onnx"]                  # globs, relative to the project dir
 //! gates = ["cosine >= 0.99"]              # over the last JSON-object line of stdout
 //! timeout_s = 300                         # default: the stage's run_timeout_s
+//! when = 'quantize != "none"'             # applies only while aipc.toml [project] says so
 //! ```
 //!
 //! A project's `aipc.toml` may also hold a free-form `[project]` table, read by the toolbox
@@ -54,11 +55,13 @@
 //! Files: `load.rs` parses one file into a located layer, `merge.rs` layers and resolves,
 //! `gate.rs` parses and evaluates gates, `error.rs` is the located error.
 
+mod condition;
 mod error;
 mod gate;
 mod load;
 mod merge;
 
+pub use condition::{Condition, ConditionError, ConditionOp};
 pub use error::{ContractError, ErrorInfo};
 pub use gate::{flatten_metrics, lookup_metric, parse_metrics_line, CmpOp, Gate, GateError};
 pub use merge::{
@@ -179,6 +182,10 @@ pub struct CheckSpec {
     /// Over the JSON object the command prints as its last stdout line.
     pub gates: Vec<Gate>,
     pub timeout_s: u64,
+    /// The check applies only while this holds on the project's `[project]` table, read when
+    /// the check is about to run ([`CheckSpec::skip_reason`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<Condition>,
 }
 
 impl Default for CheckSpec {
@@ -190,6 +197,7 @@ impl Default for CheckSpec {
             files: Vec::new(),
             gates: Vec::new(),
             timeout_s: DEFAULT_RUN_TIMEOUT_S,
+            when: None,
         }
     }
 }
@@ -324,6 +332,53 @@ impl Contract {
     /// The stage named `name`.
     pub fn stage(&self, name: &str) -> Option<&StageSpec> {
         self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+impl CheckSpec {
+    /// Why the check does not apply to the project as it is now (its `when` does not hold on
+    /// `project`, the `[project]` table), e.g. `quantize = "none" (applies when quantize !=
+    /// "none")`; `None` when it applies.
+    pub fn skip_reason(&self, project: Option<&toml::Table>) -> Option<String> {
+        let when = self.when.as_ref()?;
+        (!when.holds(project)).then(|| {
+            format!(
+                "{} in {PROJECT_FILE} (applies when {when})",
+                when.observed(project)
+            )
+        })
+    }
+}
+
+impl StageSpec {
+    /// Why the whole stage does not apply now: it has checks, and not one of them applies
+    /// (every one's `when` fails on `project`). An agent stage with nothing to decide would
+    /// otherwise ask the model for work no check reads.
+    pub fn skip_reason(&self, project: Option<&toml::Table>) -> Option<String> {
+        let reasons: Vec<String> = self
+            .checks
+            .iter()
+            .map(|c| c.skip_reason(project))
+            .collect::<Option<Vec<_>>>()?;
+        let mut unique: Vec<String> = Vec::new();
+        for r in reasons {
+            if !unique.contains(&r) {
+                unique.push(r);
+            }
+        }
+        (!unique.is_empty()).then(|| format!("no check applies: {}", unique.join("; ")))
+    }
+}
+
+/// The `[project]` table of `<project>/aipc.toml` as the file is now; `None` when there is no
+/// file, it cannot be read or parsed, or it has no `[project]` table (a condition then sees no
+/// key set; a file that cannot be read fails the checks that read it, with their own message).
+pub fn project_table(project: &Path) -> Option<toml::Table> {
+    let text = safe_read::read_to_string(&project.join(PROJECT_FILE), safe_read::CONTRACT).ok()?;
+    let mut file: toml::Table = text.parse().ok()?;
+    match file.remove("project") {
+        Some(toml::Value::Table(t)) => Some(t),
+        _ => None,
     }
 }
 

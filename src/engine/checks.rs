@@ -1,6 +1,7 @@
 //! Stage checks: the engineer's commands, expected exit codes, required files and metric gates
 //! that decide whether a stage passed. Each check's full output goes to the session's `logs/`
-//! and, line by line, to the event stream.
+//! and, line by line, to the event stream. A check whose `when` does not hold on the project as
+//! it is now is skipped, with the reason, and counts as passed.
 
 use crate::contract::{flatten_metrics, parse_metrics_line, CheckSpec};
 use crate::evidence::Failure;
@@ -59,6 +60,24 @@ impl CheckRunner<'_> {
                 name: check.name.clone(),
                 command: check.command.clone(),
             });
+            // Read now, not at session start: a stage may have changed the project since.
+            let project = check
+                .when
+                .as_ref()
+                .and_then(|_| crate::contract::project_table(self.dir));
+            if let Some(reason) = check.skip_reason(project.as_ref()) {
+                self.bus.emit(Event::CheckResult {
+                    check_id,
+                    passed: true,
+                    exit_code: None,
+                    detail: String::new(),
+                    metrics: BTreeMap::new(),
+                    gates: Vec::new(),
+                    duration_ms: 0,
+                    skipped: Some(reason),
+                });
+                continue;
+            }
             let result = self.run_one(&check_id, stage, attempt, check).await;
             outcome.metrics.extend(result.metrics.clone());
             self.bus.emit(Event::CheckResult {
@@ -73,6 +92,7 @@ impl CheckRunner<'_> {
                 metrics: result.metrics,
                 gates: result.gates,
                 duration_ms: result.duration.as_millis() as u64,
+                skipped: None,
             });
             if result.cancelled {
                 outcome.cancelled = true;

@@ -1,6 +1,7 @@
 //! The stage state machine: a stage goes from its (optional) checks-first run through
 //! attempts — the model's work, an attempt commit, the checks — to passed, failed, skipped,
-//! rolled back or aborted. Each [`Step`] is one transition; [`StageRun`] is everything that
+//! rolled back or aborted. A stage none of whose checks applies to the project (their `when`)
+//! is skipped before any of that. Each [`Step`] is one transition; [`StageRun`] is everything that
 //! carries from one attempt to the next (the attempt counter, its budget, the last evidence
 //! and its signature for no-progress detection). Budgets that run out escalate: batch fails
 //! the stage, an engineer may retry, take over, roll back, skip or abort.
@@ -19,6 +20,8 @@ pub(super) enum StageEnd {
     /// Its checks passed; the summary is what later stages' prompts say about it.
     Passed(String),
     Skipped,
+    /// No check of the stage applies to the project as it is (the checks' `when`): why.
+    NotApplicable(String),
     Failed {
         exit_code: i32,
     },
@@ -86,10 +89,22 @@ impl Engine {
                     self.bus.emit(Event::StageSkipped {
                         stage: stage.name.clone(),
                         by: Decider::Human,
+                        reason: String::new(),
                     });
                     self.done.truncate(index);
                     self.done
                         .push((stage.name.clone(), "skipped by the engineer".to_string()));
+                    index += 1;
+                }
+                StageEnd::NotApplicable(reason) => {
+                    self.bus.emit(Event::StageSkipped {
+                        stage: stage.name.clone(),
+                        by: Decider::Policy,
+                        reason: reason.clone(),
+                    });
+                    self.done.truncate(index);
+                    self.done
+                        .push((stage.name.clone(), format!("skipped: {reason}")));
                     index += 1;
                 }
                 StageEnd::Rollback(tag) => match self.rollback(&tag) {
@@ -124,6 +139,10 @@ impl Engine {
             goal: stage.goal.clone(),
             max_attempts: stage.attempts,
         });
+        let project = crate::contract::project_table(self.workspace.root());
+        if let Some(reason) = stage.skip_reason(project.as_ref()) {
+            return StageEnd::NotApplicable(reason);
+        }
         self.tool_failure = None;
         let mut run = StageRun {
             index,

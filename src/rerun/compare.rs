@@ -620,6 +620,7 @@ mod tests {
                 passed: cosine >= 0.99,
             }],
             duration_ms: p50 as u64,
+            skipped: None,
         }
     }
 

@@ -221,12 +221,15 @@ fn restore_point(
                     }
                 }
             }
-            Event::StageSkipped { stage, .. } => {
+            Event::StageSkipped { stage, reason, .. } => {
                 let index = index_of(stage)?;
                 point.completed.truncate(index);
-                point
-                    .completed
-                    .push((stage.clone(), "skipped by the engineer".to_string()));
+                let summary = if reason.is_empty() {
+                    "skipped by the engineer".to_string()
+                } else {
+                    format!("skipped: {reason}")
+                };
+                point.completed.push((stage.clone(), summary));
                 point.seq = env.seq;
                 point.commit.clone_from(&last_commit);
                 point.checkpoint = None;

@@ -319,7 +319,12 @@ impl Renderer<'_> {
                 metrics,
                 gates,
                 duration_ms,
+                skipped,
             } => {
+                if let Some(reason) = skipped {
+                    let _ = writeln!(self.out, "  - `[{seq}]` skipped: {}", one_line(reason));
+                    return;
+                }
                 let status = if *passed { "passed" } else { "**FAILED**" };
                 let code = exit_code.map(|c| format!("exit {c}, ")).unwrap_or_default();
                 let lines = self.view.checks.get(check_id).map_or(0, |c| c.output_lines);
@@ -429,8 +434,13 @@ impl Renderer<'_> {
                     one_line(reason)
                 );
             }
-            Event::StageSkipped { stage, by } => {
-                let _ = writeln!(self.out, "- `[{seq}]` **{stage} skipped** by {by}");
+            Event::StageSkipped { stage, by, reason } => {
+                let why = if reason.is_empty() {
+                    format!("by {by}")
+                } else {
+                    format!("({by}): {}", one_line(reason))
+                };
+                let _ = writeln!(self.out, "- `[{seq}]` **{stage} skipped** {why}");
             }
             Event::BudgetRaised { budget, limit } => {
                 let _ = writeln!(

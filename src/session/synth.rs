@@ -233,6 +233,7 @@ fn generate(
                     passed,
                 }],
                 duration_ms: 300,
+                skipped: None,
             });
             if passed {
                 events.push(Event::CheckpointMade {

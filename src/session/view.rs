@@ -540,6 +540,7 @@ impl SessionView {
                 metrics,
                 gates,
                 duration_ms,
+                skipped,
             } => {
                 let name = self
                     .checks
@@ -551,7 +552,10 @@ impl SessionView {
                     s.checks.push(CheckSummary {
                         name,
                         passed: *passed,
-                        detail: detail.clone(),
+                        detail: match skipped {
+                            Some(reason) => format!("skipped: {reason}"),
+                            None => detail.clone(),
+                        },
                         exit_code: *exit_code,
                         gates: gates.clone(),
                         duration_ms: *duration_ms,

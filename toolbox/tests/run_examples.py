@@ -48,6 +48,7 @@ TOOLBOX = ROOT / "toolbox"
 sys.path.insert(0, str(TOOLBOX / "lib"))  # aipc_toolbox, as the scripts get it from PYTHONPATH
 DEFAULT_ACTIONS = {"export": [("export", {})], "build": [("quantize", {})]}
 GATE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(>=|<=|==|!=|>|<)\s*([-+0-9.eE]+)\s*(%?)\s*$")
+WHEN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*(.+?)\s*$")
 
 
 def venv_dir(target):
@@ -100,6 +101,32 @@ def stages_of(target, project):
             stages.insert(at, p)
             by_name[p["name"]] = p
     return stages
+
+
+def when_holds(when, project):
+    """A check's `when` on the [project] table, as the engine reads it (docs/contract.md): a key
+    the table does not set equals nothing; numbers compare by value."""
+    m = WHEN.match(when)
+    if not m:
+        raise ValueError(f"bad condition {when!r}")
+    key, op, literal = m.groups()
+    value = tomllib.loads(f"v = {literal}")["v"]
+    have = project.get(key, _UNSET)
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (have, value))
+    equal = have is not _UNSET and (have == value if numbers else (type(have) is type(value) and have == value))
+    return equal if op == "==" else not equal
+
+
+_UNSET = object()
+
+
+def project_table(work):
+    """aipc.toml's [project] table as it is now (checks read it each time they are about to run)."""
+    path = work / "aipc.toml"
+    try:
+        return tomllib.load(open(path, "rb")).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
 
 
 def manifest(target):
@@ -294,9 +321,17 @@ class Runner:
         t0 = time.monotonic()
         try:
             for st in stages_of(self.args.target, self.work):
+                checks = st.get("check", [])
+                project = project_table(self.work)
+                if checks and not any(when_holds(c["when"], project) if "when" in c else True for c in checks):
+                    print(f"  [{st['name']}] skipped: no check applies (their `when`)")
+                    continue
                 actions = calls.get(st["name"], DEFAULT_ACTIONS.get(st["name"], []))
                 stage_ok = all(self.call(st["name"], tool, a) for tool, a in actions)
-                for c in st.get("check", []):
+                for c in checks:
+                    if "when" in c and not when_holds(c["when"], project_table(self.work)):
+                        print(f"  [{st['name']}] check {c['name']!r} -> skipped (applies when {c['when']})")
+                        continue
                     stage_ok = self.check(st["name"], c) and stage_ok
                 if not stage_ok:
                     self.failed = True

@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 
 from aipc_toolbox import args, calib, feed, metrics  # noqa: E402
 from aipc_toolbox.emit import ToolError  # noqa: E402
-from aipc_toolbox.project import Project, budget_line  # noqa: E402
+from aipc_toolbox.project import Project, budget_line, unbuilt_int8_line  # noqa: E402
 
 ORT = ROOT / "toolbox" / "targets" / "onnxruntime-cpu"
 FIXES = ROOT / "toolbox" / "fixes"
@@ -330,6 +330,10 @@ def runner_gates_like_the_engine():
     assert r.gate_ok("cosine >= 95%", m)[0] and not r.gate_ok("ops.Conv > 2", m)[0]
     assert r.gate_ok("missing == 1", m) == (False, "metric not printed")
     assert r.last_json('x\n{"a": 1}\nnoise\n') == {"a": 1}
+    # A check's `when`, as the engine reads it (src/contract/condition.rs).
+    assert not r.when_holds('quantize != "none"', {"quantize": "none"})
+    assert r.when_holds('quantize != "none"', {}) and not r.when_holds('quantize == "none"', {})
+    assert r.when_holds("threads == 4", {"threads": 4.0}) and not r.when_holds("threads == 4", {"threads": "4"})
 
 
 @check
@@ -545,6 +549,14 @@ def fp32_over_budget_line_matches_the_tables():
     for target in ("onnxruntime-cpu", "executorch-xnnpack"):
         m = _signature(target, "perf.fp32_over_budget").search(line)
         assert m and m["measured"] == "0.562" and m["threshold"] == "0.3" and m["int8_measured"] == "0.210", (target, line)
+
+    # A project that ships FP32 built no INT8 artifact: the line says so and its own signature
+    # (int8_formats first) matches it, not the one above.
+    line = "aipc-warning: fp32 over budget: " + unbuilt_int8_line("build/model.onnx", out, 0.3, "build/model_int8.onnx")
+    for target in ("onnxruntime-cpu", "executorch-xnnpack"):
+        m = _signature(target, "perf.fp32_over_budget_no_int8").search(line)
+        assert m and m["measured"] == "0.562" and m["threshold"] == "0.3", (target, line)
+        assert not _signature(target, "perf.fp32_over_budget").search(line), (target, line)
 
 
 @check

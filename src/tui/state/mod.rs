@@ -416,7 +416,9 @@ impl TuiState {
                 metrics,
                 gates,
                 duration_ms,
+                skipped,
             } => self.check_result(CheckOutcome {
+                skipped: skipped.as_deref(),
                 check_id,
                 passed: *passed,
                 exit_code: *exit_code,
@@ -514,11 +516,16 @@ impl TuiState {
                     text: format!("✘ {stage} failed: {reason}"),
                 });
             }
-            Event::StageSkipped { stage, by } => {
+            Event::StageSkipped { stage, by, reason } => {
                 self.end_stage(stage, StageStatus::Skipped, None, ts);
+                let text = if reason.is_empty() {
+                    format!("{stage} skipped by {by}")
+                } else {
+                    format!("{stage} skipped: {reason}")
+                };
                 self.transcript.push(Cell::Note {
                     level: Level::Warning,
-                    text: format!("{stage} skipped by {by}"),
+                    text,
                 });
             }
             Event::BudgetExhausted {

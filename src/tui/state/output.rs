@@ -18,6 +18,8 @@ pub(super) struct CheckOutcome<'e> {
     pub metrics: &'e BTreeMap<String, f64>,
     pub gates: &'e [GateResult],
     pub duration_ms: u64,
+    /// Why the check did not run (its contract `when`); it counts as passed.
+    pub skipped: Option<&'e str>,
 }
 
 impl TuiState {
@@ -94,31 +96,40 @@ impl TuiState {
             metrics,
             gates,
             duration_ms,
+            skipped,
         } = result;
+        let detail = match skipped {
+            Some(reason) => format!("skipped: {reason}"),
+            None => detail.to_string(),
+        };
         let mut name = check_id.to_string();
         if let Some(check) = self
             .checks
             .as_mut()
             .and_then(|v| v.checks.iter_mut().find(|c| c.check_id == *check_id))
         {
-            check.status = if passed {
-                CheckStatus::Passed
-            } else {
-                CheckStatus::Failed
+            check.status = match (skipped, passed) {
+                (Some(_), _) => CheckStatus::Skipped,
+                (None, true) => CheckStatus::Passed,
+                (None, false) => CheckStatus::Failed,
             };
             check.exit_code = exit_code;
-            check.detail = detail.to_string();
+            check.detail = detail.clone();
             check.gates = gates.to_vec();
             check.metrics = metrics.clone();
             check.duration_ms = duration_ms;
             name = check.name.clone();
         }
-        let verdict = if passed { "passed" } else { "FAILED" };
+        let verdict = match (skipped, passed) {
+            (Some(_), _) => "skipped",
+            (None, true) => "passed",
+            (None, false) => "FAILED",
+        };
         self.close_origin(check_id, format!("{verdict} · {}", seconds(duration_ms)));
         self.transcript.push(Cell::Check {
             name,
             passed,
-            detail: detail.to_string(),
+            detail,
         });
     }
 

@@ -70,6 +70,9 @@ pub enum CheckStatus {
     Running,
     Passed,
     Failed,
+    /// Not run: it does not apply to the project as it is (its contract `when`); the detail
+    /// says why.
+    Skipped,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -401,6 +401,7 @@ pub fn check(
         metrics: BTreeMap::new(),
         gates,
         duration_ms: 420,
+        skipped: None,
     });
 }
 

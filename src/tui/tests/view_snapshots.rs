@@ -283,6 +283,70 @@ fn gates_passing_and_the_session_deployed() {
     insta::assert_snapshot!("finished_deployed", terminal.backend());
 }
 
+/// A check whose contract `when` does not hold is shown as skipped, with the reason, in the gates
+/// pane and the transcript; a stage none of whose checks applies is skipped by the contract.
+#[test]
+fn a_check_that_does_not_apply_is_shown_skipped() {
+    let mut s = failed_twice();
+    check(
+        &mut s,
+        "validate.2.c1",
+        "validate",
+        "artifact matches eager",
+        "python3 compare.py",
+        &["{\"cosine\": 0.99991}"],
+        true,
+        vec![GateResult {
+            expr: "cosine >= 0.999".into(),
+            measured: Some(0.99991),
+            passed: true,
+        }],
+    );
+    s.push(Event::CheckStarted {
+        check_id: "validate.2.c2".into(),
+        stage: "validate".into(),
+        name: "int8 matches eager".into(),
+        command: Some("python3 compare.py build/model_int8.json".into()),
+    });
+    s.push(Event::CheckResult {
+        check_id: "validate.2.c2".into(),
+        passed: true,
+        exit_code: None,
+        detail: String::new(),
+        metrics: Default::default(),
+        gates: Vec::new(),
+        duration_ms: 0,
+        skipped: Some(
+            "quantize = \"none\" in aipc.toml (applies when quantize != \"none\")".into(),
+        ),
+    });
+    s.push(Event::StagePassed {
+        stage: "validate".into(),
+        attempts: 2,
+        duration_ms: 5_100,
+    });
+    let state = s.state();
+    let mut app = App::new(false);
+    app.focus = Pane::Gates;
+    let terminal = render(&state, &mut app, 100, 30, s.now());
+    insta::assert_snapshot!("gates_with_a_skipped_check", terminal.backend());
+    // The fixture's stages are env, export and validate: only the skip's rendering is under test.
+    s.push(Event::StageSkipped {
+        stage: "validate".into(),
+        by: Decider::Policy,
+        reason:
+            "no check applies: quantize = \"none\" in aipc.toml (applies when quantize != \"none\")"
+                .into(),
+    });
+    let state = s.state();
+    app.focus = Pane::Transcript;
+    let terminal = render(&state, &mut app, 100, 24, s.now());
+    insta::assert_snapshot!(
+        "transcript_with_a_skipped_check_and_stage",
+        terminal.backend()
+    );
+}
+
 #[test]
 fn a_reply_streaming_in() {
     let mut s = running();

@@ -70,6 +70,7 @@ pub fn lines(state: &TuiState, width: usize, compact: bool) -> Vec<Line<'static>
                     CheckStatus::Running => ("…", Style::default().fg(Color::Cyan)),
                     CheckStatus::Passed => ("✔", Style::default().fg(Color::Green)),
                     CheckStatus::Failed => ("✘", Style::default().fg(Color::Red)),
+                    CheckStatus::Skipped => ("–", dim()),
                 };
                 let timing = if check.status == CheckStatus::Running {
                     String::new()
@@ -109,6 +110,15 @@ pub fn lines(state: &TuiState, width: usize, compact: bool) -> Vec<Line<'static>
                             Span::raw(format!("    {metric:<metric_width$} ")),
                             Span::styled(format!("{comparison} {mark}"), style),
                         ]),
+                        6,
+                    );
+                }
+                if check.status == CheckStatus::Skipped {
+                    push(
+                        Line::styled(
+                            format!("    {}", ansi::escape_text(&check.detail, 2)),
+                            dim(),
+                        ),
                         6,
                     );
                 }
@@ -225,6 +235,7 @@ fn compact_check(
         CheckStatus::Running => ("…", Style::default().fg(Color::Cyan)),
         CheckStatus::Passed => ("✔", Style::default().fg(Color::Green)),
         CheckStatus::Failed => ("✘", Style::default().fg(Color::Red)),
+        CheckStatus::Skipped => ("–", dim()),
     };
     push(
         Line::from(vec![

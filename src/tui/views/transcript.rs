@@ -192,7 +192,16 @@ pub fn cell_lines(cell: &Cell, width: usize) -> Vec<Line<'static>> {
             passed,
             detail,
         } => {
-            if *passed {
+            if *passed && !detail.is_empty() {
+                // Passed without running: the check does not apply (its `when`).
+                push(
+                    Line::styled(
+                        format!("  check – {name}: {detail}"),
+                        Style::default().fg(Color::DarkGray),
+                    ),
+                    4,
+                );
+            } else if *passed {
                 push(
                     Line::styled(
                         format!("  check ✔ {name}"),

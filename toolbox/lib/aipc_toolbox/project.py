@@ -368,6 +368,14 @@ def budget_line(path, out, budget, int8, quantize):
             f"meets it: {ship}")
 
 
+def unbuilt_int8_line(path, out, budget, int8):
+    """The text of `aipc-warning: fp32 over budget: ...` when no INT8 artifact exists to compare
+    (the project ships FP32, so no stage built one)."""
+    return (f"{path} p50 {out['p50_ms']:.3f} ms > {float(budget)} ms budget; no INT8 artifact is built ({int8} "
+            "missing: the project ships FP32, so no stage made one): int8_formats {} builds each INT8 format, "
+            "checks its accuracy and times it against FP32")
+
+
 def without_budget(out, fp32, time_fp32):
     """profile's fields when aipc.toml sets no latency_budget_ms: nothing to meet (within_budget
     1), and a shipped INT8 artifact (out["kind"] == "int8") timed beside the FP32 one at `fp32`

@@ -12,7 +12,8 @@ within_budget (1 when p50_ms <= latency_budget_ms; 1 when the project sets no bu
 INT8 artifact is then timed beside FP32: fp32_p50_ms, int8_speedup).
 An FP32 artifact over the budget is compared with its INT8 sibling (build/model_int8.onnx) when
 that exists: int8_p50_ms, int8_within_budget, and `aipc-warning: fp32 over budget: ...` when the
-INT8 model meets the budget (aipc.toml quantize = "int8" ships it). An INT8 artifact over the
+INT8 model meets the budget (aipc.toml quantize = "int8" ships it). With no sibling (a project that ships
+FP32 builds none) the warning says so and names int8_formats, which builds and times them. An INT8 artifact over the
 budget (shipped, or the sibling of an FP32 one over it) prints `aipc-warning: int8 over budget:
 ...` with its format: the INT8 format that is fastest depends on the model and the CPU, and
 int8_formats measures them all (a shipped INT8 one is compared with FP32 first: fp32_p50_ms).
@@ -23,7 +24,7 @@ import time
 import numpy as np
 
 from aipc_toolbox import emit
-from aipc_toolbox.project import Project, budget_line, without_budget
+from aipc_toolbox.project import Project, budget_line, unbuilt_int8_line, without_budget
 from aipc_toolbox.tensors import rebatch
 
 
@@ -88,6 +89,8 @@ def body(a):
                 emit.warn("fp32 over budget", budget_line(path, out, budget, INT8, p["quantize"]))
             else:
                 _other_formats(INT8, out["int8_p50_ms"], budget, f"FP32 {path} p50 {out['p50_ms']:.4f} ms")
+        elif not out["within_budget"] and kind == "fp32" and not os.path.isfile(INT8):
+            emit.warn("fp32 over budget", unbuilt_int8_line(path, out, budget, INT8))
         elif not out["within_budget"] and kind == "int8":
             fp32_note = ""
             if os.path.isfile(FP32):
