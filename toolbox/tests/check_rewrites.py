@@ -55,6 +55,7 @@ NEEDED = {
     "aten.searchsorted.Tensor": {"ort": "fail", "et": "fail"},
     "aten.erfinv.default": {"ort": "fail", "et": "fail"},
     "aten._cdist_forward.default": {"ort": "fail", "et": "undelegated", "delegated": True},
+    "aten._linalg_eigh.default": {"ort": "fail", "et": "fail"},
     "aten.roll.default": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.mean.dim": {"ort": "ok", "et": "undelegated", "delegated": True},
     "aten.adaptive_max_pool2d.default": {"ort": "fail", "et": "fail", "delegated": True},
@@ -178,6 +179,15 @@ class RingPad(nn.Module):
         return self.plane(h.reshape(h.shape[0], 1, h.shape[1], h.shape[2])).flatten(1)
 
 
+class ShapeSpectrum(nn.Module):
+    """Covariance of each group of 3-D points and its eigenvalues (point-cloud shape features)."""
+
+    def forward(self, x):
+        centred = x - x.mean(-2, keepdim=True)
+        cov = centred.transpose(-1, -2) @ centred / x.shape[-2]
+        return torch.linalg.eigvalsh(cov)
+
+
 class CdistHead(nn.Module):
     def __init__(self):
         super().__init__()
@@ -223,6 +233,7 @@ MODULES = {
     "aten.searchsorted.Tensor": lambda: (Fn(lambda s, x: torch.searchsorted(s.seq, x), seq=SEQ), _x(2, 6)),
     "aten.erfinv.default": lambda: (Fn(lambda s, x: torch.tanh(x).erfinv() * 2.0), _x(3, 8)),
     "aten._cdist_forward.default": lambda: (CdistHead(), _x(6, 4)),
+    "aten._linalg_eigh.default": lambda: (ShapeSpectrum(), _x(4, 9, 3)),
     "aten.roll.default": lambda: (Fn(lambda s, x: x.roll(2, -1) + torch.roll(x, shifts=-1, dims=0)), _x(3, 7)),
     "aten.mean.dim": lambda: (MeanHead(), _x(2, 3, 5, 7)),
     "aten.adaptive_max_pool2d.default": lambda: (nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveMaxPool2d((3, 2)), nn.Flatten()),
@@ -269,7 +280,7 @@ MODULES = {
     "aten.adaptive_max_pool1d.default": lambda: (nn.Sequential(nn.Conv1d(3, 4, 3), nn.AdaptiveMaxPool1d(4), nn.Flatten()),
                                                  _x(2, 3, 18)),
 }
-TOL = {"aten.erfinv.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
+TOL = {"aten.erfinv.default": 1e-4, "aten._linalg_eigh.default": 1e-4, "aten._cdist_forward.default": 1e-5, "aten.logcumsumexp.default": 1e-5,
        "aten.mean.dim": 1e-5, "aten.var.correction": 1e-5, "aten.avg_pool2d.default": 1e-5,
        "aten.native_layer_norm.default": 1e-5, "aten.native_group_norm.default": 1e-5,
        "aten.scaled_dot_product_attention.default": 1e-5, "aten.sum.dim_IntList": 1e-5, "aten.mm.default": 1e-5, "aten.cumsum.default": 1e-5, "aten.cumprod.default": 1e-5,

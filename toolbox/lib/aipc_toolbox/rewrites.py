@@ -34,6 +34,7 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.bucketize.Tensor        | exports and runs                                | not in Core ATen opset                    | exact                         |
 | aten.searchsorted.Tensor     | No ONNX function found (aten.searchsorted)      | not in Core ATen opset                    | exact                         |
 | aten.erfinv.default          | No ONNX function found (prims.erf_inv, default) | not in Core ATen opset                    | atol 2e-6 on (-1, 1)          |
+| aten._linalg_eigh.default (eigenvalues only; + linalg_eigvalsh; static n <= 6) | No ONNX function found (aten._linalg_eigh) | not in Core ATen opset | rtol 1e-4 (Jacobi, float32) |
 | aten._cdist_forward.default  | No ONNX function found (aten._cdist_forward)    | left on portable kernels (not delegated)  | rtol 1e-5                     |
 | aten.roll.default            | exports and runs                                | left on portable kernels (index_select)   | exact                         |
 | aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
@@ -546,6 +547,86 @@ def _cdist(x1, x2, p=2.0, compute_mode=None):
     if math.isinf(p):
         return diff.abs().amax(-1)
     return diff.abs().pow(p).sum(-1).pow(1.0 / p)
+
+
+# Largest static matrix size the eigenvalue rewrite takes (its graph holds n(n-1)/2 rotations
+# per sweep); the covariance of a point neighbourhood (3) or of an image patch's channels is
+# what models use it on.
+MAX_EIGH = 6
+
+
+def _symmetric(a, uplo):
+    """The symmetric matrix torch.linalg.eigh reads from `a`: the lower (UPLO "L") or upper
+    triangle, mirrored. Masks are constants; nothing else of `a` is read."""
+    import numpy as np
+
+    n = a.shape[-1]
+    ones = np.ones((n, n), dtype=np.float32)
+    tri = a * _const(np.tril(ones) if uplo.upper() == "L" else np.triu(ones), a)
+    return tri + tri.transpose(-1, -2) - a * _const(np.eye(n, dtype=np.float32), a)
+
+
+def _const(array, like):
+    """A numpy array as a tensor of like's dtype: a lifted constant of the rewritten graph."""
+    import torch
+
+    return torch.from_numpy(array).to(like.dtype)
+
+
+def _jacobi_eigvals(sym):
+    """Eigenvalues of a batch of symmetric n x n matrices (static n <= MAX_EIGH), ascending, by
+    cyclic Jacobi rotations over every off-diagonal pair for a fixed number of sweeps (no
+    convergence test: no data-dependent control flow). Each rotation is the similarity transform
+    G^T A G that zeroes a_pq, with tan(angle) = sgn(d) b / (|d| + sqrt(d^2 + b^2)) for
+    d = a_qq - a_pp, b = 2 a_pq: the smaller of the two angles, 0 when b = 0, and well defined when
+    d = 0 (sgn(0) = 1, an exact indicator from clamp and ceil). The values are the diagonal,
+    sorted by the min/max network."""
+    import numpy as np
+    import torch
+
+    n = sym.shape[-1]
+    eye = _const(np.eye(n, dtype=np.float32), sym)
+    tiny = torch.finfo(sym.dtype).tiny
+    sweeps = 1 if n == 2 else (6 if n == 3 else 8)
+    a = sym
+    for _ in range(sweeps):
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                app = a.narrow(-2, p, 1).narrow(-1, p, 1)
+                aqq = a.narrow(-2, q, 1).narrow(-1, q, 1)
+                apq = a.narrow(-2, p, 1).narrow(-1, q, 1)
+                d, b = aqq - app, 2.0 * apq
+                sgn = 1.0 - 2.0 * torch.ceil(torch.clamp(-d, 0.0, 1.0))
+                t = sgn * b / (torch.abs(d) + torch.sqrt(d * d + b * b) + tiny)
+                c = torch.rsqrt(t * t + 1.0)
+                s = t * c
+                diag, skew = np.zeros((n, n), np.float32), np.zeros((n, n), np.float32)
+                diag[p, p] = diag[q, q] = 1.0
+                skew[p, q], skew[q, p] = 1.0, -1.0
+                g = eye + (c - 1.0) * _const(diag, sym) + s * _const(skew, sym)
+                a = g.transpose(-1, -2) @ a @ g
+    return _bitonic_sorted((a * eye).sum(-1))
+
+
+def _eigvalsh(a, uplo="L"):
+    """torch.linalg.eigvalsh: see _jacobi_eigvals."""
+    n = a.shape[-1]
+    if not _static(n) or n > MAX_EIGH or not a.is_floating_point():
+        return NotImplemented
+    if n == 1:
+        return a.reshape(*a.shape[:-2], 1)
+    return _jacobi_eigvals(_symmetric(a, uplo))
+
+
+def _linalg_eigh(a, uplo="L", compute_v=True):
+    """aten._linalg_eigh, the eigenvalues only (compute_v False: eigvalsh's form); a graph that
+    uses the eigenvectors keeps the op (their signs are LAPACK's own choice)."""
+    if compute_v:
+        return NotImplemented
+    values = _eigvalsh(a, uplo)
+    if values is NotImplemented:
+        return values
+    return values, a.new_zeros(0)
 
 
 def _roll(x, shifts, dims=()):
@@ -1243,6 +1324,25 @@ def _gen_cdist(g):
             ((_randn(g, 31, 3), _randn(g, 27, 3), 2.0, None), {})]
 
 
+def _gen_eigh(g):
+    import torch
+
+    def cov(*shape):
+        x = _randn(g, *shape)
+        return x.transpose(-1, -2) @ x / shape[-2]
+
+    def sym(*shape):
+        x = _randn(g, *shape)
+        return (x + x.transpose(-1, -2)) / 2
+
+    repeated = torch.diag(torch.tensor([2.0, 2.0, -1.0]))
+    q, _ = torch.linalg.qr(_randn(g, 3, 3))
+    return [((cov(5, 9, 3), "L", False), {}), ((sym(4, 3, 3), "U", False), {}), ((sym(2, 2), "L", False), {}),
+            ((cov(3, 7, 4), "L", False), {}), ((sym(2, 6, 6), "L", False), {}), ((_randn(g, 3, 5, 5), "L", False), {}),
+            ((torch.eye(3) * 1.5, "L", False), {}), ((q @ repeated @ q.T, "L", False), {}),
+            ((torch.diag(torch.tensor([3.0, 1.0, 2.0])), "U", False), {}), ((cov(1, 2, 3), "L", False), {})]
+
+
 def _gen_roll(g):
     return [((_randn(g, 4, 9), [2], [1]), {}), ((_randn(g, 3, 5, 7), [-3, 12], [-1, 0]), {}),
             ((_randn(g, 3, 5), [4]), {}), ((_randn(g, 6), [0], [0]), {})]
@@ -1411,6 +1511,9 @@ _add("aten.searchsorted.Tensor", _searchsorted, "insertion index into a sorted l
      _gen_searchsorted)
 _add("aten.erfinv.default", _erfinv, "inverse error function: polynomial approximation refined by two Newton steps on erf",
      _gen_erfinv, rtol=1e-5, atol=2e-6, aliases=("prims.erf_inv.default",))
+_add("aten._linalg_eigh.default", _linalg_eigh, "eigenvalues of a symmetric matrix (static n <= 6; torch.linalg.eigvalsh) "
+     "by a fixed number of cyclic Jacobi sweeps, sorted by a min/max network", _gen_eigh, rtol=1e-4, atol=2e-5,
+     outputs=(0,), aliases={"aten.linalg_eigvalsh.default": _eigvalsh})
 _add("aten._cdist_forward.default", _cdist, "pairwise p-norm distances (torch.cdist) from broadcast differences",
      _gen_cdist, rtol=1e-5, atol=1e-6, aliases=("aten.cdist.default",))
 _add("aten.roll.default", _roll, "roll along dims as a concatenation of two slices",
