@@ -34,7 +34,14 @@ Probed here (torch 2.15, onnxscript exporter, ExecuTorch + XnnpackPartitioner), 
 | aten.bucketize.Tensor        | exports and runs                                | not in Core ATen opset                    | exact                         |
 | aten.searchsorted.Tensor     | No ONNX function found (aten.searchsorted)      | not in Core ATen opset                    | exact                         |
 | aten.erfinv.default          | No ONNX function found (prims.erf_inv, default) | not in Core ATen opset                    | atol 2e-6 on (-1, 1)          |
-| aten._linalg_eigh.default (eigenvalues only; + linalg_eigvalsh; static n <= 6) | No ONNX function found (aten._linalg_eigh) | not in Core ATen opset | rtol 1e-4 (Jacobi, float32) |
+| aten.prelu.default (+ _prelu_kernel) | exports and runs                        | lowering fails (ChannelsLastTaggedReshapePass) on a 3-D input | rtol 1e-6 |
+| aten.softplus.default, aten.mish.default | exports and runs                     | gt/log1p/where left on portable kernels   | rtol 1e-5                     |
+| aten.elu.default             | exports and runs                                | left on portable kernels (not delegated)  | rtol 1e-5                     |
+| aten.adaptive_avg_pool2d.default (sizes divide) | exports and runs             | left on portable kernels unless global    | rtol 1e-5                     |
+| aten.upsample_nearest2d.vec (whole factors) | exports and runs                 | left on portable kernels (not delegated)  | exact                         |
+| aten.sort.default, aten.sort.stable (+ argsort; static dim <= 1024) | sort exports; sort.stable: No ONNX function found | lowers, then the runtime has no kernel (error 0x14) | values exact |
+| aten.topk.default            | exports and runs                                | left on portable kernels (not delegated)  | values exact                  |
+| aten._linalg_eigh.default (eigenvalues only; + linalg_eigvalsh; static n <= 6) | No ONNX function found (aten._linalg_eigh) | not in Core ATen opset | rtol 1e-4 (3 x 3: closed form in float64; else Jacobi) |
 | aten._cdist_forward.default  | No ONNX function found (aten._cdist_forward)    | left on portable kernels (not delegated)  | rtol 1e-5                     |
 | aten.roll.default            | exports and runs                                | left on portable kernels (index_select)   | exact                         |
 | aten.mean.dim                | exports and runs                                | not delegated unless 4-D, dims (2, 3), keepdim | rtol 1e-5 (summation order) |
@@ -549,6 +556,164 @@ def _cdist(x1, x2, p=2.0, compute_mode=None):
     return diff.abs().pow(p).sum(-1).pow(1.0 / p)
 
 
+def _prelu(x, weight):
+    """prelu as max(x, 0) + w * min(x, 0), the weight along dim 1 (two clamps, a multiply and an
+    add: XNNPACK takes them; its own PReLU path fails to lower a 3-D input)."""
+    import torch
+
+    if not x.is_floating_point():
+        return NotImplemented
+    w = weight
+    if weight.numel() > 1:
+        if x.dim() < 2:
+            return NotImplemented
+        w = weight.reshape((1, weight.numel()) + (1,) * (x.dim() - 2))
+    return torch.clamp(x, min=0.0) + w * torch.clamp(x, max=0.0)
+
+
+def _softplus_terms(x):
+    """softplus(x) = max(x, 0) + log(1 + exp(-|x|)): no comparison, no log1p (neither delegated)."""
+    import torch
+
+    return torch.clamp(x, min=0.0) + torch.log(1.0 + torch.exp(-torch.abs(x)))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    """softplus; past the threshold torch returns x, which this form equals to float precision."""
+    if not x.is_floating_point():
+        return NotImplemented
+    if beta == 1.0:
+        return _softplus_terms(x)
+    return _softplus_terms(x * beta) / beta
+
+
+def _mish(x):
+    """mish = x * tanh(softplus(x)), with the delegated softplus form."""
+    import torch
+
+    if not x.is_floating_point():
+        return NotImplemented
+    return x * torch.tanh(_softplus_terms(x))
+
+
+def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """elu as scale * (max(x, 0) + alpha * (exp(min(x, 0) * input_scale) - 1)) (alpha >= 0)."""
+    import torch
+
+    if not x.is_floating_point() or alpha < 0:
+        return NotImplemented
+    neg = torch.clamp(x, max=0.0)
+    if input_scale != 1.0:
+        neg = neg * input_scale
+    out = torch.clamp(x, min=0.0) + alpha * (torch.exp(neg) - 1.0)
+    return out * scale if scale != 1.0 else out
+
+
+def _adaptive_avg_pool2d(x, output_size):
+    """adaptive_avg_pool2d as avg_pool2d with kernel = stride = size / out, when both static sizes
+    divide (the windows are then exactly torch's)."""
+    import torch
+
+    if x.dim() not in (3, 4) or not x.is_floating_point():
+        return NotImplemented
+    h, w = x.shape[-2], x.shape[-1]
+    oh, ow = _pair(list(output_size))
+    oh, ow = oh or h, ow or w
+    if not (_static(h) and _static(w)) or h % oh or w % ow:
+        return NotImplemented
+    kh, kw = h // oh, w // ow
+    return torch.ops.aten.avg_pool2d.default(x, [kh, kw], [kh, kw], [0, 0], False, True)
+
+
+def _upsample_nearest2d(x, output_size=None, scale_factors=None):
+    """Nearest upsampling by whole factors: each cell repeated by a broadcast multiply with ones
+    over (N, C, H, 1, W, 1) and reshaped (XNNPACK takes both; its resize is not offered here)."""
+    import numpy as np
+
+    if x.dim() != 4 or not x.is_floating_point():
+        return NotImplemented
+    n, c, h, w = x.shape
+    if not all(_static(v) for v in (n, c, h, w)):
+        return NotImplemented
+    if output_size is not None:
+        oh, ow = output_size
+        if oh % h or ow % w:
+            return NotImplemented
+        fh, fw = oh // h, ow // w
+    elif scale_factors is not None:
+        sh, sw = scale_factors
+        if sh != int(sh) or sw != int(sw):
+            return NotImplemented
+        fh, fw = int(sh), int(sw)
+    else:
+        return NotImplemented
+    if fh < 1 or fw < 1:
+        return NotImplemented
+    ones = _const(np.ones((1, 1, 1, fh, 1, fw), dtype=np.float32), x)
+    return (x.reshape(n, c, h, 1, w, 1) * ones).reshape(n, c, h * fh, w * fw)
+
+
+def _rank_along_last(x, descending):
+    """For each element of x's last dim, its position in the sorted order: the count of elements
+    before it in that order (smaller, or larger when descending), plus, among equal ones, those
+    at a lower index (a stable sort's order)."""
+    import torch
+
+    n = x.shape[-1]
+    a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # a: element i, b: element j
+    before = (b > a) if descending else (b < a)
+    idx = _arange_like(n, x)
+    earlier = (idx.unsqueeze(0) < idx.unsqueeze(1))  # [i, j]: j < i
+    return (before | ((b == a) & earlier)).sum(-1)
+
+
+def _sorted_with_indices(x, dim, descending, k=None):
+    """(values, indices) of x sorted along dim (the first k of them when k is given): values by the
+    min/max network (static dim up to MAX_BITONIC; descending as the negated ascending sort of -x),
+    indices by rank counting, ties in index order (n*n per row)."""
+    import torch
+
+    d = _dim(dim, x.dim()) if x.dim() else 0
+    n = x.shape[d] if x.dim() else 1
+    if x.dim() == 0 or not x.is_floating_point() or not _static(n) or n > MAX_BITONIC:
+        return NotImplemented
+    last = d == x.dim() - 1
+    xd = x if last else x.movedim(d, -1)
+    values = -_bitonic_sorted(-xd) if descending else _bitonic_sorted(xd)
+    rank = _rank_along_last(xd, descending)
+    positions = _arange_like(n, x)
+    if k is not None:
+        values = values.narrow(-1, 0, k)
+        positions = positions.narrow(0, 0, k)
+    onehot = rank.unsqueeze(-2) == positions.unsqueeze(-1)  # [.., r, i]: element i is r-th
+    indices = (onehot.to(torch.int64) * _arange_like(n, x).to(torch.int64)).sum(-1)
+    if not last:
+        values, indices = values.movedim(-1, d), indices.movedim(-1, d)
+    return values, indices
+
+
+def _sort(x, dim=-1, descending=False):
+    return _sorted_with_indices(x, dim, descending)
+
+
+def _sort_stable(x, *, stable=None, dim=-1, descending=False):
+    return _sorted_with_indices(x, dim, descending)
+
+
+def _argsort(x, dim=-1, descending=False):
+    out = _sorted_with_indices(x, dim, descending)
+    return out if out is NotImplemented else out[1]
+
+
+def _argsort_stable(x, *, stable=False, dim=-1, descending=False):
+    return _argsort(x, dim, descending)
+
+
+def _topk(x, k, dim=-1, largest=True, sorted=True):
+    """topk: the first k of the sort (descending when largest), ties in index order."""
+    return _sorted_with_indices(x, dim, largest, k)
+
+
 # Largest static matrix size the eigenvalue rewrite takes (its graph holds n(n-1)/2 rotations
 # per sweep); the covariance of a point neighbourhood (3) or of an image patch's channels is
 # what models use it on.
@@ -608,14 +773,70 @@ def _jacobi_eigvals(sym):
     return _bitonic_sorted((a * eye).sum(-1))
 
 
+# acos(x) = sqrt(1 - x) * P(x) on [0, 1], |error| <= 2e-8 (Abramowitz and Stegun 4.4.46).
+_ACOS_POLY = (1.5707963050, -0.2145988016, 0.0889789874, -0.0501743046, 0.0308918810, -0.0170881256,
+              0.0066700901, -0.0012624911)
+
+
+def _acos64(r):
+    """acos of a float64 tensor on [-1, 1] from elementwise ops only (onnxruntime has no float64
+    Acos): the polynomial on |r|, and acos(r) = pi/2 + sgn(r) (acos(|r|) - pi/2)."""
+    import torch
+
+    x = torch.abs(r)
+    poly = torch.zeros_like(x) + _ACOS_POLY[-1]
+    for coef in reversed(_ACOS_POLY[:-1]):
+        poly = poly * x + coef
+    base = torch.sqrt(torch.clamp(1.0 - x, min=0.0)) * poly
+    sgn = r / torch.clamp(x, min=1e-300)
+    return math.pi / 2 + sgn * (base - math.pi / 2)
+
+
+def _eigvals3(sym):
+    """Eigenvalues of symmetric 3 x 3 matrices, ascending, in closed form: with q = trace / 3 and
+    p the scale of A - qI, they are q + 2p cos(phi + 2 pi k / 3), where c = cos(phi) solves
+    4c^3 - 3c = r, r = det(A - qI) / (2 p^3), on [1/2, 1]. About 60 elementwise ops, where Jacobi
+    sweeps take hundreds (a covariance per point of a cloud made a model four times slower).
+    Precision: r rounded to float32 loses up to 2e-4 of the largest eigenvalue when two are
+    close (acos is steep at +-1), and onnxruntime has no float64 Acos; so acos(r) is a float64
+    polynomial (_acos64), cos(phi) is taken in float32 (error 6e-8), and two Newton steps on the
+    cubic in float64 refine c (their ratio stays bounded near the double root c = 1/2). The other cosines follow without another trig op: cos(phi + 2 pi / 3) = -c/2 -
+    sqrt(3)/2 sqrt(1 - c^2). A = qI gives p = 0: the clamped divisor makes r 0 and every
+    eigenvalue q."""
+    import torch
+
+    a = sym.to(torch.float64)
+    e = [[a.narrow(-2, i, 1).narrow(-1, j, 1) for j in range(3)] for i in range(3)]
+    q = (e[0][0] + e[1][1] + e[2][2]) / 3.0
+    b00, b11, b22 = e[0][0] - q, e[1][1] - q, e[2][2] - q
+    a01, a02, a12 = e[0][1], e[0][2], e[1][2]
+    p = torch.sqrt((b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (a01 * a01 + a02 * a02 + a12 * a12)) / 6.0)
+    det = b00 * (b11 * b22 - a12 * a12) - a01 * (a01 * b22 - a12 * a02) + a02 * (a01 * a12 - b11 * a02)
+    r = torch.clamp(det / torch.clamp(2.0 * p * p * p, min=1e-300), -1.0, 1.0)
+    c = torch.cos((_acos64(r) / 3.0).to(torch.float32)).to(torch.float64)
+    for _ in range(2):
+        # f'(c) vanishes at the double root c = 1/2; a start within float32's error of it may
+        # sit just below: the floor keeps that step tiny, and the clamp puts c back on [1/2, 1].
+        c = c - (4.0 * c * c * c - 3.0 * c - r) / torch.clamp(12.0 * c * c - 3.0, min=1e-6)
+        c = torch.clamp(c, 0.5, 1.0)
+    s = torch.sqrt(torch.clamp(1.0 - c * c, min=0.0))
+    largest = q + 2.0 * p * c
+    smallest = q + 2.0 * p * (-0.5 * c - (math.sqrt(3.0) / 2.0) * s)
+    middle = 3.0 * q - largest - smallest
+    out = torch.cat([smallest, middle, largest], -1)
+    return out.reshape(tuple(sym.shape[:-2]) + (3,)).to(sym.dtype)
+
+
 def _eigvalsh(a, uplo="L"):
-    """torch.linalg.eigvalsh: see _jacobi_eigvals."""
+    """torch.linalg.eigvalsh: closed form for 3 x 3 (_eigvals3), Jacobi sweeps for 2 and 4 to
+    MAX_EIGH (_jacobi_eigvals)."""
     n = a.shape[-1]
     if not _static(n) or n > MAX_EIGH or not a.is_floating_point():
         return NotImplemented
     if n == 1:
         return a.reshape(*a.shape[:-2], 1)
-    return _jacobi_eigvals(_symmetric(a, uplo))
+    sym = _symmetric(a, uplo)
+    return _eigvals3(sym) if n == 3 else _jacobi_eigvals(sym)
 
 
 def _linalg_eigh(a, uplo="L", compute_v=True):
@@ -1324,6 +1545,54 @@ def _gen_cdist(g):
             ((_randn(g, 31, 3), _randn(g, 27, 3), 2.0, None), {})]
 
 
+def _gen_prelu(g):
+    import torch
+
+    return [((_randn(g, 2, 3, 5), torch.rand(3, generator=g)), {}), ((_randn(g, 2, 4, 6, 6), torch.rand(4, generator=g)), {}),
+            ((_randn(g, 5, 7), torch.tensor([0.25])), {}), ((_randn(g, 3, 6), torch.rand(6, generator=g)), {})]
+
+
+def _gen_activation(g):
+    import torch
+
+    wide = torch.linspace(-30.0, 30.0, 61)
+    return [((_randn(g, 4, 9) * 3,), {}), ((wide,), {}), ((_randn(g, 2, 3, 5),), {})]
+
+
+def _gen_softplus(g):
+    return _gen_activation(g) + [((_randn(g, 3, 7) * 4, 2.0, 20.0), {}), ((_randn(g, 3, 7), 0.5, 10.0), {})]
+
+
+def _gen_elu(g):
+    return _gen_activation(g) + [((_randn(g, 3, 7) * 2, 0.5), {}), ((_randn(g, 3, 7), 1.6732632423543772, 1.0507009873554805, 1.0), {}),
+                                 ((_randn(g, 3, 7), 1.0, 1.0, 2.0), {})]
+
+
+def _gen_adaptive2d(g):
+    return [((_randn(g, 1, 3, 8, 8), [2, 2]), {}), ((_randn(g, 2, 4, 12, 6), [3, 2]), {}), ((_randn(g, 3, 9, 9), [1, 3]), {}),
+            ((_randn(g, 1, 2, 8, 8), [1, 1]), {})]
+
+
+def _gen_upsample_nearest(g):
+    return [((_randn(g, 1, 3, 4, 5), None, [2.0, 2.0]), {}), ((_randn(g, 2, 2, 3, 3), [9, 6], None), {}),
+            ((_randn(g, 1, 1, 2, 4), None, [3.0, 1.0]), {})]
+
+
+def _gen_sort(g):
+    return [((_randn(g, 4, 9),), {}), ((_randn(g, 3, 5, 7), 1, True), {}), ((_ties(g, 5, 6), 0), {}),
+            ((_randn(g, 2, 40),), {"descending": True}), ((_randn(g, 6),), {})]
+
+
+def _gen_sort_stable(g):
+    return [((_randn(g, 4, 9),), {"stable": True}), ((_ties(g, 5, 6),), {"stable": True, "dim": 0}),
+            ((_ties(g, 3, 11),), {"stable": True, "descending": True}), ((_randn(g, 3, 5, 7),), {"stable": True, "dim": 1})]
+
+
+def _gen_topk(g):
+    return [((_randn(g, 4, 9), 3), {}), ((_randn(g, 3, 5, 7), 2, 1), {}), ((_ties(g, 5, 6), 4, 0, False), {}),
+            ((_randn(g, 2, 40), 8, -1, True), {}), ((_randn(g, 6), 6), {})]
+
+
 def _gen_eigh(g):
     import torch
 
@@ -1511,8 +1780,29 @@ _add("aten.searchsorted.Tensor", _searchsorted, "insertion index into a sorted l
      _gen_searchsorted)
 _add("aten.erfinv.default", _erfinv, "inverse error function: polynomial approximation refined by two Newton steps on erf",
      _gen_erfinv, rtol=1e-5, atol=2e-6, aliases=("prims.erf_inv.default",))
-_add("aten._linalg_eigh.default", _linalg_eigh, "eigenvalues of a symmetric matrix (static n <= 6; torch.linalg.eigvalsh) "
-     "by a fixed number of cyclic Jacobi sweeps, sorted by a min/max network", _gen_eigh, rtol=1e-4, atol=2e-5,
+_add("aten.prelu.default", _prelu, "PReLU as max(x, 0) + w * min(x, 0), the weight along dim 1",
+     _gen_prelu, rtol=1e-6, atol=1e-7, aliases=("aten._prelu_kernel.default",))
+_add("aten.softplus.default", _softplus, "softplus as max(x, 0) + log(1 + exp(-|x|)) (no comparison, no log1p)",
+     _gen_softplus, rtol=1e-5, atol=1e-6)
+_add("aten.mish.default", _mish, "mish as x * tanh(softplus(x)), softplus without comparison or log1p",
+     _gen_activation, rtol=1e-5, atol=1e-6)
+_add("aten.elu.default", _elu, "ELU as max(x, 0) + alpha * (exp(min(x, 0)) - 1) (alpha >= 0)",
+     _gen_elu, rtol=1e-5, atol=1e-6)
+_add("aten.adaptive_avg_pool2d.default", _adaptive_avg_pool2d,
+     "adaptive average pooling as avg_pool2d, kernel = stride = size / out (static sizes that divide)",
+     _gen_adaptive2d, rtol=1e-5, atol=1e-6, aliases=("aten._adaptive_avg_pool2d.default",))
+_add("aten.upsample_nearest2d.vec", _upsample_nearest2d,
+     "nearest upsampling by whole factors as a broadcast multiply with ones and a reshape", _gen_upsample_nearest)
+_add("aten.sort.default", _sort, "sort along a dim: values by the min/max network (static dim <= 1024), indices by rank counting",
+     _gen_sort, outputs=(0,))
+_add("aten.sort.stable", _sort_stable, "stable sort along a dim: values by the min/max network, indices by rank counting (ties in index order)",
+     _gen_sort_stable, aliases={"aten.argsort.stable": _argsort_stable})
+_add("aten.argsort.default", _argsort, "argsort along a dim by rank counting (static dim <= 1024)",
+     lambda g: [(a, kw) for a, kw in _gen_sort(g)], outputs=())
+_add("aten.topk.default", _topk, "k largest (or smallest) along a dim: the min/max network's first k, indices by rank counting",
+     _gen_topk, outputs=(0,))
+_add("aten._linalg_eigh.default", _linalg_eigh, "eigenvalues of a symmetric matrix (static n <= 6; torch.linalg.eigvalsh): "
+     "closed form in float64 for 3 x 3, else a fixed number of cyclic Jacobi sweeps sorted by a min/max network", _gen_eigh, rtol=1e-4, atol=2e-5,
      outputs=(0,), aliases={"aten.linalg_eigvalsh.default": _eigvalsh})
 _add("aten._cdist_forward.default", _cdist, "pairwise p-norm distances (torch.cdist) from broadcast differences",
      _gen_cdist, rtol=1e-5, atol=1e-6, aliases=("aten.cdist.default",))

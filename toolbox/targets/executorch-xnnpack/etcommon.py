@@ -129,19 +129,28 @@ def io_meta(ep):
 def lower_and_save(ep, path, meta, rewritten=()):
     """Lower an ExportedProgram with XNNPACK, write the .pte and its sidecar; returns the sidecar dict.
     A lowering error naming an op of the operator rewrite library (not among `rewritten`) prints
-    `aipc-warning: rewritable op: ...` before it is re-raised."""
+    `aipc-warning: rewritable op: ...` before it is re-raised; one naming no op prints it for the
+    library ops the graph holds."""
     import time
 
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
-    from aipc_toolbox.rewrites import warn_for_exception
+    from aipc_toolbox.emit import note as emit_note
+    from aipc_toolbox.rewrites import find, warn_for_exception, warn_rewritable
 
     t0 = time.monotonic()
     try:
         edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
     except Exception as exc:
-        warn_for_exception(exc, rewritten)
+        if not warn_for_exception(exc, rewritten):
+            # A pass failed without naming an op (XNNPACK's ChannelsLastTaggedReshapePass on a
+            # PReLU over a 3-D input): the library ops this graph holds are the candidates.
+            held = [k for k in find(ep) if k not in rewritten]
+            if held:
+                emit_note("the lowering error names no operator; the graph holds ops the rewrite "
+                          f"library replaces, which may avoid the failing pass: {', '.join(held)}")
+                warn_rewritable(held, rewritten)
         raise
     deleg = delegation_summary(edge)
     prog = edge.to_executorch()
