@@ -657,8 +657,6 @@ def _rank_along_last(x, descending):
     """For each element of x's last dim, its position in the sorted order: the count of elements
     before it in that order (smaller, or larger when descending), plus, among equal ones, those
     at a lower index (a stable sort's order)."""
-    import torch
-
     n = x.shape[-1]
     a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # a: element i, b: element j
     before = (b > a) if descending else (b < a)
