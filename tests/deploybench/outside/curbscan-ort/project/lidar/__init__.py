@@ -1,0 +1,1 @@
+"""Street-level LiDAR segment classification (curb-side asset survey)."""

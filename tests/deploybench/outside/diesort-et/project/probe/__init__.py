@@ -1,0 +1,1 @@
+"""Wafer-map failure pattern recognition for the probe-floor sorter."""

@@ -1,0 +1,1 @@
+"""Automated optical inspection of solder joints (the model side)."""

@@ -1,0 +1,1 @@
+"""The AOI station's software on the line camera's ARM board."""
