@@ -337,8 +337,8 @@ impl Contract {
 
 impl CheckSpec {
     /// Why the check does not apply to the project as it is now (its `when` does not hold on
-    /// `project`, the `[project]` table), e.g. `quantize = "none" (applies when quantize !=
-    /// "none")`; `None` when it applies.
+    /// `project`, the `[project]` table), e.g. `quantize = "none" in aipc.toml (applies when
+    /// quantize != "none")`; `None` when it applies.
     pub fn skip_reason(&self, project: Option<&toml::Table>) -> Option<String> {
         let when = self.when.as_ref()?;
         (!when.holds(project)).then(|| {

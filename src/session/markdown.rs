@@ -323,19 +323,19 @@ impl Renderer<'_> {
             } => {
                 if let Some(reason) = skipped {
                     let _ = writeln!(self.out, "  - `[{seq}]` skipped: {}", one_line(reason));
-                    return;
+                } else {
+                    let status = if *passed { "passed" } else { "**FAILED**" };
+                    let code = exit_code.map(|c| format!("exit {c}, ")).unwrap_or_default();
+                    let lines = self.view.checks.get(check_id).map_or(0, |c| c.output_lines);
+                    let _ = writeln!(
+                        self.out,
+                        "  - `[{seq}]` {status} ({code}{duration_ms} ms, {lines} output lines in the log)"
+                    );
+                    if !detail.is_empty() {
+                        let _ = writeln!(self.out, "  - {}", one_line(detail));
+                    }
+                    self.gates(gates, metrics);
                 }
-                let status = if *passed { "passed" } else { "**FAILED**" };
-                let code = exit_code.map(|c| format!("exit {c}, ")).unwrap_or_default();
-                let lines = self.view.checks.get(check_id).map_or(0, |c| c.output_lines);
-                let _ = writeln!(
-                    self.out,
-                    "  - `[{seq}]` {status} ({code}{duration_ms} ms, {lines} output lines in the log)"
-                );
-                if !detail.is_empty() {
-                    let _ = writeln!(self.out, "  - {}", one_line(detail));
-                }
-                self.gates(gates, metrics);
             }
             Event::EvidenceCollected { evidence, .. } => {
                 let class = evidence

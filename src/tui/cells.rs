@@ -83,6 +83,9 @@ pub enum Cell {
     Check {
         name: String,
         passed: bool,
+        /// Not run: the check does not apply to the project (its contract `when`); `detail`
+        /// says why.
+        skipped: bool,
         detail: String,
     },
     Evidence {

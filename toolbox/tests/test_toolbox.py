@@ -552,11 +552,14 @@ def fp32_over_budget_line_matches_the_tables():
 
     # A project that ships FP32 built no INT8 artifact: the line says so and its own signature
     # (int8_formats first) matches it, not the one above.
-    line = "aipc-warning: fp32 over budget: " + unbuilt_int8_line("build/model.onnx", out, 0.3, "build/model_int8.onnx")
+    line = "aipc-warning: fp32 over budget: " + unbuilt_int8_line("build/model.onnx", out, 0.3, "build/model_int8.onnx", "none")
     for target in ("onnxruntime-cpu", "executorch-xnnpack"):
         m = _signature(target, "perf.fp32_over_budget_no_int8").search(line)
         assert m and m["measured"] == "0.562" and m["threshold"] == "0.3", (target, line)
         assert not _signature(target, "perf.fp32_over_budget").search(line), (target, line)
+    shipped = unbuilt_int8_line("build/model.onnx", out, 0.3, "build/model_int8.onnx", "int8")
+    assert "ships FP32" not in shipped and _signature("onnxruntime-cpu", "perf.fp32_over_budget_no_int8").search(
+        "aipc-warning: fp32 over budget: " + shipped), shipped
 
 
 @check

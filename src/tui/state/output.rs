@@ -102,17 +102,18 @@ impl TuiState {
             Some(reason) => format!("skipped: {reason}"),
             None => detail.to_string(),
         };
+        let status = match (skipped, passed) {
+            (Some(_), _) => CheckStatus::Skipped,
+            (None, true) => CheckStatus::Passed,
+            (None, false) => CheckStatus::Failed,
+        };
         let mut name = check_id.to_string();
         if let Some(check) = self
             .checks
             .as_mut()
             .and_then(|v| v.checks.iter_mut().find(|c| c.check_id == *check_id))
         {
-            check.status = match (skipped, passed) {
-                (Some(_), _) => CheckStatus::Skipped,
-                (None, true) => CheckStatus::Passed,
-                (None, false) => CheckStatus::Failed,
-            };
+            check.status = status;
             check.exit_code = exit_code;
             check.detail = detail.clone();
             check.gates = gates.to_vec();
@@ -120,15 +121,16 @@ impl TuiState {
             check.duration_ms = duration_ms;
             name = check.name.clone();
         }
-        let verdict = match (skipped, passed) {
-            (Some(_), _) => "skipped",
-            (None, true) => "passed",
-            (None, false) => "FAILED",
+        let verdict = match status {
+            CheckStatus::Skipped => "skipped",
+            CheckStatus::Failed => "FAILED",
+            CheckStatus::Passed | CheckStatus::Running => "passed",
         };
         self.close_origin(check_id, format!("{verdict} · {}", seconds(duration_ms)));
         self.transcript.push(Cell::Check {
             name,
             passed,
+            skipped: status == CheckStatus::Skipped,
             detail,
         });
     }

@@ -190,10 +190,10 @@ pub fn cell_lines(cell: &Cell, width: usize) -> Vec<Line<'static>> {
         Cell::Check {
             name,
             passed,
+            skipped,
             detail,
         } => {
-            if *passed && !detail.is_empty() {
-                // Passed without running: the check does not apply (its `when`).
+            if *skipped {
                 push(
                     Line::styled(
                         format!("  check – {name}: {detail}"),

@@ -368,12 +368,13 @@ def budget_line(path, out, budget, int8, quantize):
             f"meets it: {ship}")
 
 
-def unbuilt_int8_line(path, out, budget, int8):
+def unbuilt_int8_line(path, out, budget, int8, quantize):
     """The text of `aipc-warning: fp32 over budget: ...` when no INT8 artifact exists to compare
-    (the project ships FP32, so no stage built one)."""
+    (a project that ships FP32 has no stage that builds one)."""
+    why = ("the project ships FP32, so no stage made one" if quantize == "none"
+           else "it was not built, or was removed")
     return (f"{path} p50 {out['p50_ms']:.3f} ms > {float(budget)} ms budget; no INT8 artifact is built ({int8} "
-            "missing: the project ships FP32, so no stage made one): int8_formats {} builds each INT8 format, "
-            "checks its accuracy and times it against FP32")
+            f"missing: {why}): int8_formats {{}} builds each INT8 format, checks its accuracy and times it against FP32")
 
 
 def without_budget(out, fp32, time_fp32):

@@ -695,6 +695,8 @@ def _sort(x, dim=-1, descending=False):
 
 
 def _sort_stable(x, *, stable=None, dim=-1, descending=False):
+    # The rank counting always orders ties by index, which is what stable=True asks for and one
+    # of the orders stable=False allows.
     return _sorted_with_indices(x, dim, descending)
 
 

@@ -96,7 +96,7 @@ def body(a):
             else:
                 _other_formats(INT8, out["int8_p50_ms"], budget, f"FP32 {path} p50 {out['p50_ms']:.4f} ms")
         elif not out["within_budget"] and kind == "fp32" and not os.path.isfile(INT8):
-            emit.warn("fp32 over budget", unbuilt_int8_line(path, out, budget, INT8))
+            emit.warn("fp32 over budget", unbuilt_int8_line(path, out, budget, INT8, p["quantize"]))
         elif not out["within_budget"] and kind == "int8":
             fp32_note = ""
             if os.path.isfile(FP32):
